@@ -1,0 +1,193 @@
+"""Layouts: the squares of a board, the white lines that join them, and who owns which.
+
+The default board is ``setup-standard`` (contract section 2), shipped as data in
+``engine/layouts/``. A user whose board's lines differ supplies their own file in
+the same format; it is checked square by square with clear errors::
+
+    >>> layout = Layout.load()
+    >>> layout.name, len(layout.squares)
+    ('setup-standard', 12)
+    >>> layout.is_joined("b2", "c3"), layout.is_joined("b1", "b4")
+    (True, False)
+    >>> layout.bonus_squares(Edge.SOUTH)
+    ('b1', 'c1')
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+DEFAULT_LAYOUT = "setup-standard"
+
+
+class LayoutError(ValueError):
+    """A layout file that cannot be used, with the reason in the message."""
+
+
+class Edge(enum.Enum):
+    """A side of the board, where a player sits. Clockwise order is S, W, N, E."""
+
+    SOUTH = "S"
+    WEST = "W"
+    NORTH = "N"
+    EAST = "E"
+
+    @classmethod
+    def parse(cls, text: str) -> Edge:
+        """Read ``S`` or ``south`` (any case)."""
+        token = text.strip().upper()
+        for edge in cls:
+            if token in (edge.value, edge.name):
+                return edge
+        raise LayoutError(f"not a board edge: {text!r} (use S, W, N or E)")
+
+    def clockwise_next(self) -> Edge:
+        order = list(Edge)
+        return order[(order.index(self) + 1) % 4]
+
+
+CLOCKWISE: tuple[Edge, ...] = tuple(Edge)
+
+_SHIPPED: dict[str, Layout] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Rect:
+    """An axis-aligned rectangle in board coordinates (unit square, origin north-west, y south)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
+
+    @property
+    def corners(self) -> tuple[tuple[float, float], ...]:
+        """North-west, north-east, south-east, south-west."""
+        return ((self.x0, self.y0), (self.x1, self.y0), (self.x1, self.y1), (self.x0, self.y1))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A board: named squares with their rectangles and owners, and the lines joining them."""
+
+    name: str
+    squares: tuple[str, ...]
+    rects: Mapping[str, Rect]
+    owners: Mapping[str, Edge | None]
+    lines: frozenset[frozenset[str]]
+
+    @classmethod
+    def load(cls, name_or_path: str | Path = DEFAULT_LAYOUT) -> Layout:
+        """Load a shipped layout by name, or a user's layout file by path."""
+        if isinstance(name_or_path, str) and name_or_path in _SHIPPED:
+            return _SHIPPED[name_or_path]
+        text, origin = _read_layout_text(name_or_path)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise LayoutError(f"{origin}: not valid JSON ({err.msg}, line {err.lineno})") from None
+        return cls.from_dict(data, origin=origin)
+
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "layout") -> Layout:
+        if not isinstance(data, dict):
+            raise LayoutError(f"{origin}: a layout must be a JSON object")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise LayoutError(f"{origin}: 'name' must be a non-empty string")
+        raw_squares = data.get("squares")
+        if not isinstance(raw_squares, dict) or not raw_squares:
+            raise LayoutError(f"{origin}: 'squares' must be an object of square name -> details")
+        rects: dict[str, Rect] = {}
+        owners: dict[str, Edge | None] = {}
+        for square, details in raw_squares.items():
+            rects[square], owners[square] = _parse_square(origin, square, details)
+        lines = _parse_lines(origin, data.get("lines"), rects)
+        for edge in Edge:
+            count = sum(1 for owner in owners.values() if owner is edge)
+            if count > 2:
+                raise LayoutError(f"{origin}: edge {edge.value} owns {count} bonus squares (max 2)")
+        layout = cls(name, tuple(raw_squares), rects, owners, lines)
+        if origin == name and name not in _SHIPPED:
+            _SHIPPED[name] = layout  # shipped layouts never change: load each once
+        return layout
+
+    def is_joined(self, a: str, b: str) -> bool:
+        return frozenset((a, b)) in self.lines
+
+    def neighbours(self, square: str) -> tuple[str, ...]:
+        """The squares joined to ``square`` by a line, in layout order."""
+        return tuple(s for s in self.squares if s != square and self.is_joined(square, s))
+
+    def bonus_squares(self, edge: Edge) -> tuple[str, ...]:
+        return tuple(s for s in self.squares if self.owners[s] is edge)
+
+    def is_common(self, square: str) -> bool:
+        return self.owners[square] is None
+
+
+def _read_layout_text(name_or_path: str | Path) -> tuple[str, str]:
+    path = Path(name_or_path)
+    looks_like_file = path.suffix == ".json" or len(path.parts) > 1
+    if not looks_like_file:
+        shipped = resources.files("engine").joinpath("layouts", f"{name_or_path}.json")
+        if shipped.is_file():
+            return shipped.read_text(encoding="utf-8"), str(name_or_path)
+        if not path.exists():
+            raise LayoutError(f"unknown layout {str(name_or_path)!r}: not shipped and no such file")
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except OSError as err:
+        raise LayoutError(f"{path}: cannot read layout file ({err.strerror})") from None
+
+
+def _parse_square(origin: str, square: str, details: Any) -> tuple[Rect, Edge | None]:
+    where = f"{origin}: square {square!r}"
+    if not isinstance(details, dict):
+        raise LayoutError(f"{where}: expected an object with 'rect' and 'owner'")
+    rect = details.get("rect")
+    if (
+        not isinstance(rect, list)
+        or len(rect) != 4
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in rect)
+    ):
+        raise LayoutError(f"{where}: 'rect' must be [x0, y0, x1, y1] in board units")
+    x0, y0, x1, y1 = (float(v) for v in rect)
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise LayoutError(f"{where}: 'rect' must lie inside the unit square with x0<x1, y0<y1")
+    owner = details.get("owner")
+    if owner is not None and not isinstance(owner, str):
+        raise LayoutError(f"{where}: 'owner' must be null or one of S, W, N, E")
+    try:
+        edge = None if owner is None else Edge(owner)
+    except ValueError:
+        raise LayoutError(f"{where}: 'owner' must be null or one of S, W, N, E") from None
+    return Rect(x0, y0, x1, y1), edge
+
+
+def _parse_lines(origin: str, raw: Any, rects: Mapping[str, Rect]) -> frozenset[frozenset[str]]:
+    if not isinstance(raw, list):
+        raise LayoutError(f"{origin}: 'lines' must be a list of [square, square] pairs")
+    lines = set()
+    for pair in raw:
+        if not (
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) for s in pair)
+        ):
+            raise LayoutError(f"{origin}: line {pair!r} must be a pair of square names")
+        for square in pair:
+            if square not in rects:
+                raise LayoutError(f"{origin}: line {pair!r} names unknown square {square!r}")
+        if pair[0] == pair[1]:
+            raise LayoutError(f"{origin}: line {pair!r} joins a square to itself")
+        lines.add(frozenset(pair))
+    return frozenset(lines)

@@ -1,0 +1,113 @@
+"""Tiles: the 50 card tiles of SETUP, five suits times the values 1 to 10.
+
+A tile is written value-then-suit-symbol (``7♥``, ``10★``); input may also use
+ASCII letters for the suit (``7h``, ``10X``)::
+
+    >>> Tile.parse("7h")
+    Tile(value=7, suit=<Suit.HEART: '♥'>)
+    >>> str(Tile.parse("10x"))
+    '10★'
+    >>> sorted([Tile.parse("4♥"), Tile.parse("4♣"), Tile.parse("3★")])[0]
+    Tile(value=3, suit=<Suit.STAR: '★'>)
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import total_ordering
+
+
+class TileError(ValueError):
+    """A piece of text that is not a tile, with the offending token in the message."""
+
+
+@total_ordering
+class Suit(enum.Enum):
+    """The five suits. Sorting goes by English name (club, diamond, heart, spade, star)."""
+
+    STAR = "★"
+    HEART = "♥"
+    DIAMOND = "♦"
+    CLUB = "♣"
+    SPADE = "♠"
+
+    @property
+    def symbol(self) -> str:
+        return self.value
+
+    @property
+    def letter(self) -> str:
+        """The ASCII letter of the suit (``X`` for the star, which has no card letter)."""
+        return _LETTER_OF_SUIT[self]
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Suit):
+            return NotImplemented
+        return self.name < other.name
+
+
+_LETTER_OF_SUIT = {
+    Suit.STAR: "X",
+    Suit.HEART: "H",
+    Suit.DIAMOND: "D",
+    Suit.CLUB: "C",
+    Suit.SPADE: "S",
+}
+_SUIT_OF_TOKEN: dict[str, Suit] = {}
+for _suit in Suit:
+    _SUIT_OF_TOKEN[_suit.symbol] = _suit
+    _SUIT_OF_TOKEN[_suit.letter.lower()] = _suit
+# Emoji variation selectors and the outlined heart/diamond glyphs that keyboards produce.
+_SUIT_OF_TOKEN.update({"♡": Suit.HEART, "♢": Suit.DIAMOND, "♧": Suit.CLUB, "♤": Suit.SPADE})
+_SUIT_OF_TOKEN.update({"☆": Suit.STAR, "*": Suit.STAR})
+
+MIN_VALUE = 1
+MAX_VALUE = 10
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """One card tile. Tiles sort by value, then by suit name."""
+
+    value: int
+    suit: Suit
+
+    def __post_init__(self) -> None:
+        if not MIN_VALUE <= self.value <= MAX_VALUE:
+            raise TileError(f"tile value must be 1..10, not {self.value}")
+
+    @classmethod
+    def parse(cls, text: str) -> Tile:
+        """Read ``7♥``, ``7h``, ``10X`` and the like; raise :class:`TileError` otherwise."""
+        token = text.strip().replace("\ufe0f", "")
+        if len(token) < 2:
+            raise TileError(f"not a tile: {text!r}")
+        digits, suit_token = token[:-1], token[-1].lower()
+        suit = _SUIT_OF_TOKEN.get(suit_token)
+        if suit is None or not digits.isdigit():
+            raise TileError(f"not a tile: {text!r} (expected e.g. 7♥ or 7H)")
+        value = int(digits)
+        if not MIN_VALUE <= value <= MAX_VALUE:
+            raise TileError(f"not a tile: {text!r} (values run from 1 to 10)")
+        return cls(value, suit)
+
+    @property
+    def ascii(self) -> str:
+        """The ASCII notation, ``7H``."""
+        return f"{self.value}{self.suit.letter}"
+
+    def __str__(self) -> str:
+        return f"{self.value}{self.suit.symbol}"
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Tile):
+            return NotImplemented
+        return (self.value, self.suit) < (other.value, other.suit)
+
+
+ALL_TILES: tuple[Tile, ...] = tuple(
+    Tile(value, suit) for suit in Suit for value in range(MIN_VALUE, MAX_VALUE + 1)
+)
+"""All 50 tiles, suit by suit in the order ★ ♥ ♦ ♣ ♠, values ascending."""

@@ -1,0 +1,1 @@
+"""setupcam: the command line and the wiring between engine, vision and webui."""

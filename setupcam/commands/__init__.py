@@ -1,0 +1,1 @@
+"""One module per `setupcam` subcommand; each exposes `register(subparsers)`."""

@@ -1,0 +1,1 @@
+"""Vision: the simulated table, board finding, tile recognition and the live pipeline."""

@@ -1,0 +1,1 @@
+"""The Flask dashboard."""
