@@ -21,10 +21,17 @@ EXIT_BAD_INPUT = 2
 
 # Imported lazily, so `setupcam score` does not pay for OpenCV or onnxruntime.
 COMMAND_MODULES = (
+    "demo",
+    "serve",
     "score",
     "replay",
-    "coloretto",
+    "recognize",
+    "enroll",
+    "calibrate",
     "synth",
+    "train",
+    "eval",
+    "coloretto",
 )
 
 
