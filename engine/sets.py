@@ -1,0 +1,119 @@
+"""Sets: groups of top tiles that score, joined along the board's lines.
+
+A set is at least two tiles, either
+
+* **same value**: tiles of one value forming one connected group over the lines, or
+* **run**: consecutive values of one suit, each tile joined to the next value's tile.
+
+Only the top tile of each square counts. Because every tile is unique, the
+largest set through a tile is unique too, so :func:`find_sets` returns the
+*maximal* sets; any smaller set lies inside one of them::
+
+    >>> from engine.position import Position
+    >>> p = Position.from_json({"squares": {"b2": "4h", "b3": "5h", "c3": "6h", "a2": "4d"}})
+    >>> [str(s) for s in find_sets(p)]
+    ['run 4♥ 5♥ 6♥', 'same value 4♦ 4♥']
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.position import Position
+from engine.tiles import Tile
+
+
+class SetKind(enum.Enum):
+    RUN = "run"
+    SAME_VALUE = "same value"
+
+
+@dataclass(frozen=True, slots=True)
+class TileSet:
+    """One maximal set: its kind and its tiles (sorted), with the square of each tile."""
+
+    kind: SetKind
+    tiles: tuple[Tile, ...]
+    squares: tuple[str, ...]
+
+    def __contains__(self, tile: object) -> bool:
+        return tile in self.tiles
+
+    def __len__(self) -> int:
+        return len(self.tiles)
+
+    def __str__(self) -> str:
+        return f"{self.kind.value} " + " ".join(str(t) for t in self.tiles)
+
+    def to_json(self) -> list[str]:
+        return [str(t) for t in self.tiles]
+
+
+def find_sets(position: Position) -> tuple[TileSet, ...]:
+    """Every maximal set on the board: runs first, then same-value groups, each sorted."""
+    runs = sorted(_runs(position), key=lambda s: s.tiles)
+    groups = sorted(_same_value_groups(position), key=lambda s: s.tiles)
+    return (*runs, *groups)
+
+
+def sets_through(position: Position, squares: Iterable[str]) -> tuple[TileSet, ...]:
+    """The maximal sets that contain the top tile of at least one of ``squares``."""
+    wanted = set(squares)
+    return tuple(s for s in find_sets(position) if wanted.intersection(s.squares))
+
+
+def _make_set(kind: SetKind, members: Iterable[tuple[Tile, str]]) -> TileSet:
+    ordered = sorted(members)
+    return TileSet(kind, tuple(t for t, _ in ordered), tuple(s for _, s in ordered))
+
+
+def _runs(position: Position) -> list[TileSet]:
+    on_board = position.tiles()
+    layout = position.layout
+    runs = []
+    for tile, square in on_board.items():
+        below = _neighbour_value(tile, -1)
+        if below in on_board and layout.is_joined(on_board[below], square):
+            continue  # not the bottom of its run
+        members = [(tile, square)]
+        current, current_square = tile, square
+        while True:
+            above = _neighbour_value(current, +1)
+            if above is None or above not in on_board:
+                break
+            if not layout.is_joined(current_square, on_board[above]):
+                break
+            current, current_square = above, on_board[above]
+            members.append((current, current_square))
+        if len(members) >= 2:
+            runs.append(_make_set(SetKind.RUN, members))
+    return runs
+
+
+def _neighbour_value(tile: Tile, step: int) -> Tile | None:
+    value = tile.value + step
+    return Tile(value, tile.suit) if 1 <= value <= 10 else None
+
+
+def _same_value_groups(position: Position) -> list[TileSet]:
+    layout = position.layout
+    by_value: dict[int, list[tuple[Tile, str]]] = {}
+    for tile, square in position.tiles().items():
+        by_value.setdefault(tile.value, []).append((tile, square))
+    groups = []
+    for members in by_value.values():
+        unvisited = dict((square, tile) for tile, square in members)
+        while unvisited:
+            start, start_tile = unvisited.popitem()
+            component = [(start_tile, start)]
+            frontier = [start]
+            while frontier:
+                square = frontier.pop()
+                for other in [s for s in unvisited if layout.is_joined(square, s)]:
+                    component.append((unvisited.pop(other), other))
+                    frontier.append(other)
+            if len(component) >= 2:
+                groups.append(_make_set(SetKind.SAME_VALUE, component))
+    return groups
