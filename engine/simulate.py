@@ -60,7 +60,7 @@ def random_game(
     seats: Seats,
     teams: Teams | None = None,
     *,
-    options: GameOptions = GameOptions(),
+    options: GameOptions | None = None,
     strategy: Strategy = "greedy",
     max_turns: int = 400,
     attempts: int = 60,
@@ -75,7 +75,7 @@ def random_game(
     hands = {p: [bag.pop() for _ in range(HAND_SIZE)] for p in seats.players}
     table = TableTiles(bag, common_hand, hands)
 
-    record = GameRecord(GameSetup(seats, teams, options, start))
+    record = GameRecord(GameSetup(seats, teams, options or GameOptions(), start))
     state = GameState.start(record.setup)
     while not state.finished and len(record.turns) < max_turns:
         player = state.next_player
