@@ -413,6 +413,12 @@ class Scoresheet:
 
     def _check_totals(self) -> None:
         in_play = self.palette
+        for name, tableau in self.players.items():
+            if tableau.all_jokers and not in_play:
+                raise ColorettoError(
+                    f"player {name!r}: jokers need a colour to become, but no colour is in "
+                    "play; name the colours in 'colours'"
+                )
         if self.players_count is not None:
             most = colours_in_play(self.players_count)
             reason = f"{self.players_count} players play with {most}"

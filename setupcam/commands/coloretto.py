@@ -1,0 +1,82 @@
+"""`setupcam coloretto score TABLEAUS.json [--explain]`: the best Coloretto totals.
+
+Prints the contract's JSON object (INTERFACES.md section 5); with ``--explain`` the
+same result in words instead, one block per player and the winner at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.coloretto import Scoresheet, explain
+from setupcam.cli import UsageError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "coloretto",
+        help="Coloretto: score the players' cards at the end of a game",
+        description="Coloretto, the second game setupcam knows.",
+    )
+    commands = parser.add_subparsers(dest="coloretto_command", metavar="COMMAND")
+    commands.required = True
+    score = commands.add_parser(
+        "score",
+        help="each player's best total and the choice that reaches it",
+        description=(
+            "Score Coloretto tableaus: for every player the best legal total, which 3 "
+            "colours score positive and which colour each joker becomes."
+        ),
+    )
+    score.add_argument("file", metavar="TABLEAUS.json", help="the table and each player's cards")
+    score.add_argument("--explain", action="store_true", help="print the result in words")
+    score.set_defaults(handler=run_score)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    sheet = load_scoresheet(Path(args.file))
+    if not args.explain:
+        print(json.dumps(sheet.as_dict(), ensure_ascii=False))
+        return 0
+    scores = sheet.best_scores()
+    for name, score in scores.items():
+        print("\n".join(explain(name, score, sheet.table)))
+        print()
+    if len(scores) > 1:
+        best = max(score.total for score in scores.values())
+        winners = [name for name, score in scores.items() if score.total == best]
+        word = "winner" if len(winners) == 1 else "tie between"
+        print(f"{word}: {', '.join(winners)} with {best} points")
+    return 0
+
+
+def load_scoresheet(path: Path) -> Scoresheet:
+    """Read and check a tableaus file; any problem is one line naming the file."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from None
+    except _DuplicateKey as err:
+        raise UsageError(f"{path}: {err}") from None
+    try:
+        return Scoresheet.from_dict(data)
+    except ValueError as err:
+        raise UsageError(f"{path}: {err}") from None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """JSON keeps the last of two equal keys silently; a tableau must not lose cards so."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(f"{key!r} is given twice in one object")
+        data[key] = value
+    return data
