@@ -92,21 +92,26 @@ def charuco_view(
 
     px = 80  # pixels per square in the flat picture
     picture = charuco_board().generateImage((SQUARES_X * px, SQUARES_Y * px), marginSize=0)
-    picture = cv2.copyMakeBorder(picture, px // 2, px // 2, px // 2, px // 2, cv2.BORDER_CONSTANT,
-                                 value=255)  # fmt: skip
+    picture = cv2.copyMakeBorder(
+        picture, px // 2, px // 2, px // 2, px // 2, cv2.BORDER_CONSTANT, value=255
+    )
     metres = SQUARE_MM / 1000.0 / px
     # Plane (metres, board centred) -> picture pixels.
     w_m, h_m = SQUARES_X * SQUARE_MM / 1000.0, SQUARES_Y * SQUARE_MM / 1000.0
     plane_to_picture = np.array(
-        [[1 / metres, 0, w_m / 2 / metres + px // 2], [0, 1 / metres, h_m / 2 / metres + px // 2],
-         [0, 0, 1]]
-    )  # fmt: skip
+        [
+            [1 / metres, 0, w_m / 2 / metres + px // 2],
+            [0, 1 / metres, h_m / 2 / metres + px // 2],
+            [0, 0, 1],
+        ]
+    )
     rotation = pose(rng.uniform(*tilt_range), rng.uniform(0, 360), rng.uniform(-20, 20))
     distance = k[0, 0] * w_m / (size[0] * rng.uniform(0.45, 0.65))
     shift = rng.uniform(-0.15, 0.15, 2) * np.array(size) * distance / k[0, 0]
     t = np.array([shift[0], shift[1], distance])
-    image = render_plane(picture, plane_to_picture, plane_homography(k, rotation, t), size,
-                         k=k, dist=dist)  # fmt: skip
+    image = render_plane(
+        picture, plane_to_picture, plane_homography(k, rotation, t), size, k=k, dist=dist
+    )
     noise = rng.normal(0, 2.0, image.shape)
     return np.clip(image.astype(np.float64) + noise, 0, 255).astype(np.uint8)
 
@@ -142,8 +147,9 @@ def board_picture(
     for line in layout.lines:
         a, b = sorted(line)
         ca, cb = layout.rects[a].center, layout.rects[b].center
-        cv2.line(img, (round(ca[0] * px), round(ca[1] * px)), (round(cb[0] * px), round(cb[1] * px)),
-                 (235, 235, 235), max(2, px // 120), cv2.LINE_AA)  # fmt: skip
+        pa = (round(ca[0] * px), round(ca[1] * px))
+        pb = (round(cb[0] * px), round(cb[1] * px))
+        cv2.line(img, pa, pb, (235, 235, 235), max(2, px // 120), cv2.LINE_AA)
     for square in layout.squares:
         r = layout.rects[square]
         owner = layout.owners[square]
@@ -184,7 +190,7 @@ def render_board_scene(
     size: tuple[int, int] = (1280, 720),
     max_tilt: float = 35.0,
     yaw: float | None = None,
-    board_fraction: tuple[float, float] = (0.55, 0.85),
+    board_fraction: tuple[float, float] = (0.42, 0.62),
     brightness: float = 1.0,
 ) -> BoardScene:
     """A SETUP-like board on a cluttered table, photographed at a random pose."""
@@ -193,13 +199,14 @@ def render_board_scene(
     px = 512
     picture = board_picture(layout, px, rng)
     k = camera_matrix(width, height, focal=1.0 * width)
-    rotation = pose(rng.uniform(0, max_tilt), rng.uniform(0, 360),
-                    rng.uniform(0, 360) if yaw is None else yaw)  # fmt: skip
+    rotation = pose(
+        rng.uniform(0, max_tilt), rng.uniform(0, 360), rng.uniform(0, 360) if yaw is None else yaw
+    )
     # Board is 1 unit wide; choose distance so its image is a fraction of the frame height.
     distance = k[0, 0] / (height * rng.uniform(*board_fraction))
     # Board coordinates (0..1) centred on the optical axis, then shifted a little.
     centre = np.array([-0.5, -0.5, 0.0])
-    shift = rng.uniform(-0.12, 0.12, 2) * np.array([width, height]) * distance / k[0, 0]
+    shift = rng.uniform(-0.08, 0.08, 2) * np.array([width, height]) * distance / k[0, 0]
     t = rotation @ centre + np.array([shift[0], shift[1], distance])
     board_to_image = plane_homography(k, rotation, t)
     corners = cv2.perspectiveTransform(

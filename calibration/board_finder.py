@@ -1,0 +1,622 @@
+"""Find the SETUP board in a camera frame, decide which edge is south, and track it.
+
+Three ways to register the board (best first): :func:`find_board` (automatic, no
+markers), :func:`calibration.markers.find_board_by_markers` (four printed ArUco
+markers) and :func:`manual_board` (the user's four corners). All return a
+:class:`BoardLocation`; automatic finding raises :class:`BoardNotFound` with a
+specific reason instead of guessing::
+
+    >>> layout = Layout.load()
+    >>> location = find_board(frame, layout)          # doctest: +SKIP
+    >>> location.corners.round()                       # doctest: +SKIP
+    array([[412., 103.], [951., 150.], [903., 640.], [371., 598.]])
+    >>> location.to_image([(0.5, 0.5)])               # board centre, in pixels  # doctest: +SKIP
+
+Automatic finding works in two stages. From scratch: colour edges at reduced
+resolution, straight segments (probabilistic Hough), merged into lines, every
+4-line combination scored by how much of its outline is edge, the best
+candidates checked for the board's 90°-symmetric structure, then each side
+re-fitted at full resolution from edge profiles across it (sub-pixel, robust to
+hands over part of a side). When a previous location is given only the second
+stage runs, around the old corners, which is what makes tracking cheap.
+
+Orientation: the square pattern is symmetric under quarter turns, so which side is
+south can only come from the board's art. A :class:`BoardLook` stores the colour
+of each edge's bonus-square frames, captured once at registration; later frames
+take the rotation whose frame colours match it best. Without a look the south edge
+is taken to be the one nearest the bottom of the image (closest to the camera).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.layout import Edge, Layout
+
+UNIT_CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+CORNER_NAMES = ("NW", "NE", "SE", "SW")
+
+# Working width for the from-scratch search: enough for a board of >= 15% of the
+# frame height to span >= 40 px, small enough for a few ms of edge detection.
+SEARCH_WIDTH = 512
+MIN_BOARD_FRACTION = 0.15  # of the frame's shorter side
+DARK_MEAN = 30.0  # mean grey below which nothing can be found reliably
+MIN_SIDE_SUPPORT = 0.55  # fraction of each side that must be edge
+MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
+
+
+class BoardNotFound(Exception):
+    """The board could not be located; ``reason`` says why in words.
+
+    >>> str(BoardNotFound("too dark: mean brightness 12/255"))
+    'too dark: mean brightness 12/255'
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where the board is in one (undistorted) image.
+
+    ``corners`` are NW, NE, SE, SW in pixels; ``board_to_image`` maps board units
+    (unit square, x east, y south) to pixels and ``image_to_board`` back.
+    ``method`` is ``"auto"``, ``"markers"`` or ``"manual"``; ``orientation_source``
+    says how south was decided (``"signature"``, ``"nearest-edge"``, ``"markers"``,
+    ``"manual"`` or ``"tracked"``).
+
+        >>> loc = manual_board([(100, 100), (500, 100), (500, 500), (100, 500)])
+        >>> loc.to_image([(0.5, 0.5)]).tolist()
+        [[300.0, 300.0]]
+    """
+
+    corners: np.ndarray
+    board_to_image: np.ndarray
+    image_to_board: np.ndarray
+    method: str
+    confidence: float = 1.0
+    orientation_source: str = "manual"
+
+    @classmethod
+    def from_corners(
+        cls,
+        corners: Any,
+        method: str,
+        confidence: float = 1.0,
+        orientation_source: str = "manual",
+    ) -> BoardLocation:
+        quad = np.asarray(corners, np.float64).reshape(4, 2)
+        h = cv2.getPerspectiveTransform(UNIT_CORNERS.astype(np.float32), quad.astype(np.float32))
+        h = h / h[2, 2]
+        quad.setflags(write=False)
+        return cls(quad, h, np.linalg.inv(h), method, float(confidence), orientation_source)
+
+    def to_image(self, board_points: Any) -> np.ndarray:
+        """Board units -> pixels (N×2)."""
+        pts = np.asarray(board_points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.board_to_image).reshape(-1, 2)
+
+    def to_board(self, image_points: Any) -> np.ndarray:
+        """Pixels -> board units (N×2)."""
+        pts = np.asarray(image_points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.image_to_board).reshape(-1, 2)
+
+    def square_quads(self, layout: Layout) -> dict[str, np.ndarray]:
+        """Each square's outline in pixels (4×2, NW NE SE SW of the square)."""
+        names = list(layout.squares)
+        pts = [c for name in names for c in layout.rects[name].corners]
+        img = self.to_image(pts).reshape(len(names), 4, 2)
+        return dict(zip(names, img, strict=True))
+
+    def width_px(self) -> float:
+        """Mean length of the board's sides in pixels."""
+        return float(np.mean(np.linalg.norm(self.corners - np.roll(self.corners, -1, 0), axis=1)))
+
+    def rotated(self, quarter_turns: int, orientation_source: str) -> BoardLocation:
+        """The same outline with south moved ``quarter_turns`` edges clockwise."""
+        quad = np.roll(self.corners, -quarter_turns, axis=0)
+        return BoardLocation.from_corners(quad, self.method, self.confidence, orientation_source)
+
+    def corners_list(self) -> list[list[float]]:
+        return [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]
+
+
+def manual_board(corners: Any) -> BoardLocation:
+    """A location from four user-given corners NW, NE, SE, SW (pixels).
+
+    Raises ``ValueError`` when the points do not form a convex clockwise outline.
+
+        >>> manual_board([(0, 0), (10, 0), (10, 10), (0, 10)]).method
+        'manual'
+    """
+    quad = np.asarray(corners, np.float64)
+    if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+        raise ValueError("give exactly four corners x,y: NW, NE, SE, SW")
+    if not _convex_clockwise(quad):
+        raise ValueError(
+            "the four corners must go NW, NE, SE, SW around the board (clockwise on screen) "
+            "and form a convex outline"
+        )
+    return BoardLocation.from_corners(quad, "manual", 1.0, "manual")
+
+
+def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+
+def _convex_clockwise(quad: np.ndarray) -> bool:
+    """Clockwise on screen (y down) means every turn has a positive cross product."""
+    return all(_cross(quad[i], quad[(i + 1) % 4], quad[(i + 2) % 4]) > 0 for i in range(4))
+
+
+def _order_clockwise(quad: np.ndarray) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    return quad[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
+
+
+# --- orientation -------------------------------------------------------------------------
+
+
+def _frame_ring_points(layout: Layout, edge: Edge, step: float = 0.004) -> np.ndarray:
+    """Board points on the ring just outside each bonus square of ``edge`` (its frame)."""
+    points = []
+    for square in layout.bonus_squares(edge):
+        r = layout.rects[square]
+        for d in (0.004, 0.008):
+            x0, y0, x1, y1 = r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d
+            xs = np.arange(x0, x1, step)
+            ys = np.arange(y0, y1, step)
+            points += [(x, y0) for x in xs] + [(x, y1) for x in xs]
+            points += [(x0, y) for y in ys] + [(x1, y) for y in ys]
+    return np.array(points, np.float64)
+
+
+def _sample_bgr(image: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """Bilinear colour samples at N pixel positions (N×3 float)."""
+    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    mx = pixels[:, 0].astype(np.float32).reshape(1, -1)
+    my = pixels[:, 1].astype(np.float32).reshape(1, -1)
+    out = cv2.remap(bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(-1, 3).astype(np.float64)
+
+
+def _edge_signature(image: np.ndarray, location: BoardLocation, layout: Layout) -> np.ndarray:
+    """Mean Lab colour of each edge's bonus frames, rows in order S, W, N, E (4×3)."""
+    rows = []
+    for edge in Edge:
+        ring = _frame_ring_points(layout, edge)
+        if len(ring) == 0:
+            rows.append(np.full(3, np.nan))
+            continue
+        bgr = _sample_bgr(image, location.to_image(ring))
+        # Median, not mean: a tile overhanging the frame should not shift the colour.
+        med = np.median(bgr, axis=0).astype(np.uint8).reshape(1, 1, 3)
+        rows.append(cv2.cvtColor(med, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64))
+    return np.array(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLook:
+    """The board's own art, remembered at registration, to tell the edges apart later.
+
+    ``edge_lab`` holds the Lab colour (OpenCV 8-bit scale) of each edge's bonus
+    frames, rows S, W, N, E.
+
+        >>> look = BoardLook.capture(frame, location, layout)  # doctest: +SKIP
+        >>> find_board(next_frame, layout, look=look).orientation_source  # doctest: +SKIP
+        'signature'
+    """
+
+    edge_lab: np.ndarray
+
+    @classmethod
+    def capture(cls, image: np.ndarray, location: BoardLocation, layout: Layout) -> BoardLook:
+        return cls(_edge_signature(image, location, layout))
+
+    def distinct(self) -> bool:
+        """Whether the four edges look different enough to decide orientation."""
+        sig = self.edge_lab[~np.isnan(self.edge_lab).any(axis=1)]
+        if len(sig) < 2:
+            return False
+        dists = [_lab_distance(a, b) for a, b in itertools.combinations(sig, 2)]
+        return min(dists) > 12.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "edge_lab": {
+                e.value: [round(float(v), 2) for v in row]
+                for e, row in zip(Edge, self.edge_lab, strict=True)
+            }
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BoardLook:
+        try:
+            rows = [data["edge_lab"][e.value] for e in Edge]
+            arr = np.array(rows, np.float64).reshape(4, 3)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("board look: 'edge_lab' must map S, W, N, E to [L, a, b]") from None
+        return cls(arr)
+
+
+def _lab_distance(a: np.ndarray, b: np.ndarray) -> float:
+    # Lightness varies with the lamp; the hue of the frames does not: weigh chroma more.
+    d = a - b
+    return float(math.sqrt(0.25 * d[0] ** 2 + d[1] ** 2 + d[2] ** 2))
+
+
+def orient(
+    image: np.ndarray, location: BoardLocation, layout: Layout, look: BoardLook | None
+) -> BoardLocation:
+    """Rotate the corner order so that south is south (see the module docstring)."""
+    if look is not None and look.distinct():
+        best, costs = 0, []
+        for k in range(4):
+            sig = _edge_signature(image, location.rotated(k, "signature"), layout)
+            ok = ~(np.isnan(sig).any(axis=1) | np.isnan(look.edge_lab).any(axis=1))
+            costs.append(
+                sum(_lab_distance(a, b) for a, b in zip(sig[ok], look.edge_lab[ok], strict=True))
+            )
+        best = int(np.argmin(costs))
+        ranked = sorted(costs)
+        margin = (ranked[1] - ranked[0]) / max(ranked[1], 1e-6)
+        out = location.rotated(best, "signature")
+        conf = location.confidence * min(1.0, 0.5 + margin)
+        return BoardLocation.from_corners(out.corners, out.method, conf, "signature")
+    # South = the side whose midpoint is lowest in the image (nearest the camera).
+    mids = (location.corners + np.roll(location.corners, -1, axis=0)) / 2
+    south_side = int(np.argmax(mids[:, 1]))  # side i joins corner i and i+1
+    # In NW, NE, SE, SW order the south side is side 2 (SE -> SW).
+    return location.rotated((south_side - 2) % 4, "nearest-edge")
+
+
+# --- automatic finding ------------------------------------------------------------------
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _check_light(small: np.ndarray) -> None:
+    grey = _grey(small)
+    mean = float(grey.mean())
+    if mean < DARK_MEAN:
+        raise BoardNotFound(f"too dark: mean brightness {mean:.0f}/255 (turn on a light)")
+    if float(grey.std()) < 6.0:
+        raise BoardNotFound("no contrast in the image (is the lens covered or out of focus?)")
+    if mean > 240:
+        raise BoardNotFound(f"too bright: mean brightness {mean:.0f}/255 (overexposed)")
+
+
+def _segments_to_lines(segments: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Merge collinear Hough segments into lines: (point, unit direction, support length)."""
+    segs = segments.reshape(-1, 4).astype(np.float64)
+    lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    order = np.argsort(-lengths)
+    lines: list[list[Any]] = []  # [theta, rho, points list, support]
+    for i in order:
+        x0, y0, x1, y1 = segs[i]
+        theta = math.atan2(x1 - x0, -(y1 - y0)) % math.pi  # angle of the normal
+        rho = x0 * math.cos(theta) + y0 * math.sin(theta)
+        for line in lines:
+            dt = abs(theta - line[0])
+            dt = min(dt, math.pi - dt)
+            r = x0 * math.cos(line[0]) + y0 * math.sin(line[0])
+            r1 = x1 * math.cos(line[0]) + y1 * math.sin(line[0])
+            if dt < math.radians(2) and abs(r - line[1]) < 1.5 and abs(r1 - line[1]) < 1.5:
+                line[2] += [(x0, y0), (x1, y1)]
+                line[3] += lengths[i]
+                break
+        else:
+            lines.append([theta, rho, [(x0, y0), (x1, y1)], lengths[i]])
+    out = []
+    for _theta, _rho, pts, support in lines:
+        arr = np.array(pts, np.float32)
+        vx, vy, cx, cy = cv2.fitLine(arr, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        out.append((np.array([cx, cy], np.float64), np.array([vx, vy], np.float64), support))
+    out.sort(key=lambda item: -item[2])
+    return out
+
+
+def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> np.ndarray | None:
+    den = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(den) < 1e-9:
+        return None
+    t = ((p2[0] - p1[0]) * d2[1] - (p2[1] - p1[1]) * d2[0]) / den
+    return p1 + t * d1
+
+
+def _enumerate_quads(
+    lines: list[tuple[np.ndarray, np.ndarray, float]], min_side: float
+) -> np.ndarray:
+    """Every convex quad made of two pairs of roughly opposite lines (K×4×2, clockwise)."""
+    pts = np.array([p for p, _, _ in lines])
+    dirs = np.array([d for _, d, _ in lines])
+    n = len(lines)
+    # All pairwise intersections at once.
+    den = dirs[:, None, 0] * dirs[None, :, 1] - dirs[:, None, 1] * dirs[None, :, 0]
+    diff = pts[None, :, :] - pts[:, None, :]
+    t = (diff[..., 0] * dirs[None, :, 1] - diff[..., 1] * dirs[None, :, 0]) / np.where(
+        np.abs(den) < 1e-9, np.nan, den
+    )
+    cross = pts[:, None, :] + t[..., None] * dirs[:, None, :]
+    cosines = np.abs(dirs @ dirs.T)
+    normals = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+    gap = np.abs(np.einsum("ijk,ik->ij", diff, normals))
+    ii, jj = np.triu_indices(n, 1)
+    # Opposite sides: within 40° of parallel and at least a board side apart.
+    keep = (cosines[ii, jj] >= math.cos(math.radians(40))) & (gap[ii, jj] >= min_side)
+    pairs = np.stack([ii[keep], jj[keep]], axis=1)
+    if len(pairs) < 2:
+        return np.empty((0, 4, 2))
+    u, v = np.triu_indices(len(pairs), 1)
+    a, b = pairs[u, 0], pairs[u, 1]
+    c, d = pairs[v, 0], pairs[v, 1]
+    ok = (a != c) & (a != d) & (b != c) & (b != d)
+    ok &= cosines[a, c] <= math.cos(math.radians(45))  # the two pairs must cross
+    a, b, c, d = a[ok], b[ok], c[ok], d[ok]
+    quads = np.stack([cross[a, c], cross[c, b], cross[b, d], cross[d, a]], axis=1)
+    quads = quads[np.isfinite(quads).all(axis=(1, 2))]
+    if len(quads) == 0:
+        return np.empty((0, 4, 2))
+    centre = quads.mean(axis=1, keepdims=True)
+    angles = np.arctan2(quads[..., 1] - centre[..., 1], quads[..., 0] - centre[..., 0])
+    order = np.argsort(angles, axis=1)
+    quads = np.take_along_axis(quads, order[..., None], axis=1)
+    e1 = np.roll(quads, -1, axis=1) - quads
+    e2 = np.roll(quads, -2, axis=1) - np.roll(quads, -1, axis=1)
+    turns = e1[..., 0] * e2[..., 1] - e1[..., 1] * e2[..., 0]
+    return quads[(turns > 0).all(axis=1)]
+
+
+def _side_support(edges: np.ndarray, quads: np.ndarray, samples: int = 40) -> np.ndarray:
+    """Fraction of each side (Q×4) lying on edge pixels."""
+    t = np.linspace(0.05, 0.95, samples)
+    a = quads
+    b = np.roll(quads, -1, axis=1)
+    pts = a[:, :, None, :] + (b - a)[:, :, None, :] * t[None, None, :, None]
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, edges.shape[1] - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, edges.shape[0] - 1)
+    return edges[ys, xs].mean(axis=2)
+
+
+def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
+    """How much the warped board looks like itself turned by 90° (the square pattern).
+
+    A board with its 4x4-less-corners grid correlates with its own quarter turn even
+    with tiles on it; a clutter rectangle, a book or the table itself does not.
+    """
+    size = 48
+    dst = (UNIT_CORNERS * (size - 1)).astype(np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    top = cv2.warpPerspective(grey, h, (size, size), flags=cv2.INTER_AREA).astype(np.float64)
+    inner = top[6:-6, 6:-6]  # the grid lies within 0.18..0.82; skip the edge art
+    if inner.std() < 4.0:
+        return 0.0
+    scores = []
+    for k in (1, 2, 3):
+        rot = np.rot90(inner, k)
+        a = inner - inner.mean()
+        b = rot - rot.mean()
+        scores.append(float((a * b).sum() / math.sqrt((a * a).sum() * (b * b).sum() + 1e-9)))
+    return float(min(scores))
+
+
+@dataclass
+class _Search:
+    """Why candidates were rejected, to explain a failure precisely."""
+
+    reasons: list[str] = field(default_factory=list)
+
+
+def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The board's outline (4×2 clockwise, full-resolution pixels) and a confidence."""
+    height, width = image.shape[:2]
+    scale = min(1.0, SEARCH_WIDTH / max(width, height))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    _check_light(small)
+    sh, sw = small.shape[:2]
+    blurred = cv2.GaussianBlur(small, (3, 3), 0)
+    edges = cv2.Canny(blurred, 40, 110, L2gradient=True)
+    min_side = MIN_BOARD_FRACTION * min(sh, sw)
+    segments = cv2.HoughLinesP(
+        edges, 1, math.pi / 360, threshold=20, minLineLength=min_side * 0.35, maxLineGap=6
+    )
+    if segments is None:
+        raise BoardNotFound("no board-sized quadrilateral in view (no long straight edges)")
+    lines = _segments_to_lines(segments)[:24]
+    fat_edges = cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0
+
+    q = _enumerate_quads(lines, min_side)
+    if len(q) == 0:
+        raise BoardNotFound("no board-sized quadrilateral in view")
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2)
+    area = 0.5 * np.abs(
+        np.sum(q[:, :, 0] * np.roll(q[:, :, 1], -1, 1) - q[:, :, 1] * np.roll(q[:, :, 0], -1, 1), 1)
+    )
+    support = _side_support(fat_edges, q)
+    min_support = support.min(axis=1)
+    margin = 2.0
+    inside = np.all(
+        (q[:, :, 0] > -margin)
+        & (q[:, :, 0] < sw - 1 + margin)
+        & (q[:, :, 1] > -margin)
+        & (q[:, :, 1] < sh - 1 + margin),
+        axis=1,
+    )
+    big = sides.min(axis=1) >= min_side
+    ratio = sides.min(axis=1) / sides.max(axis=1)
+    good = (min_support >= MIN_SIDE_SUPPORT) & big
+    if not good.any():
+        raise BoardNotFound("no board-sized quadrilateral in view")
+    # Large, well supported outlines first; the structure test picks among them.
+    score = np.where(good, (0.8 + 0.2 * min_support) * np.sqrt(area), -1.0)
+    grey = _grey(small)
+    reasons = []
+    for idx in np.argsort(-score)[:8]:
+        if score[idx] < 0:
+            break
+        quad = q[idx]
+        if not inside[idx]:
+            reasons.append("board partly out of view: move the camera so all four corners show")
+            continue
+        if ratio[idx] < 0.45:
+            reasons.append(
+                f"board too oblique: its near and far sides differ {1 / ratio[idx]:.1f}x; "
+                "raise the camera or look more from above"
+            )
+            continue
+        structure = _structure(grey, quad)
+        if structure < MIN_STRUCTURE:
+            reasons.append("no board-sized quadrilateral in view that looks like the board")
+            continue
+        confidence = float(min(1.0, min_support[idx]) * min(1.0, 0.5 + structure))
+        return quad / scale, confidence
+    raise BoardNotFound(reasons[0] if reasons else "no board-sized quadrilateral in view")
+
+
+def _refine_outline(
+    image: np.ndarray, quad: np.ndarray, radius: float, samples: int = 40
+) -> tuple[np.ndarray, float]:
+    """Re-fit each side from colour-edge profiles across it; returns corners and inlier share.
+
+    Sub-pixel: the gradient peak along each profile is interpolated with a parabola.
+    Robust: profiles with no clear edge (a hand, a tile over the side) are dropped,
+    and the line is fitted with a Huber loss, then again without far outliers.
+    """
+    steps = max(3, math.ceil(radius))
+    offsets = np.arange(-steps, steps + 1, dtype=np.float64)
+    t = np.linspace(0.06, 0.94, samples)
+    a = quad
+    b = np.roll(quad, -1, axis=0)
+    d = b - a
+    lengths = np.linalg.norm(d, axis=1)
+    if np.any(lengths < 8):
+        return quad, 0.0
+    d = d / lengths[:, None]
+    normal = np.stack([d[:, 1], -d[:, 0]], axis=1)  # outward for a clockwise quad
+    base = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]  # 4×S×2
+    pts = base[:, :, None, :] + normal[:, None, None, :] * offsets[None, None, :, None]
+    mx = pts[..., 0].reshape(4 * samples, -1).astype(np.float32)
+    my = pts[..., 1].reshape(4 * samples, -1).astype(np.float32)
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[..., None]
+    grad = np.linalg.norm(np.diff(prof, axis=1), axis=2)  # (4S, 2*steps)
+    peak = np.argmax(grad, axis=1)
+    strength = grad[np.arange(len(peak)), peak]
+    inner = np.clip(peak, 1, grad.shape[1] - 2)
+    g0 = grad[np.arange(len(peak)), inner - 1]
+    g1 = grad[np.arange(len(peak)), inner]
+    g2 = grad[np.arange(len(peak)), inner + 1]
+    denom = g0 - 2 * g1 + g2
+    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / np.where(denom == 0, 1, denom), 0.0)
+    sub = np.clip(sub, -0.5, 0.5)
+    # diff index i sits between offsets i and i+1.
+    pos = offsets[0] + inner + 0.5 + sub
+    valid = (strength > 12.0) & (peak > 0) & (peak < grad.shape[1] - 1)
+    pos = pos.reshape(4, samples)
+    valid = valid.reshape(4, samples)
+    edge_pts = base + normal[:, None, :] * pos[..., None]
+    lines = []
+    share = []
+    for side in range(4):
+        p = edge_pts[side][valid[side]]
+        if len(p) < samples * 0.3:
+            return quad, 0.0
+        vx, vy, cx, cy = cv2.fitLine(p.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        direction, centre = np.array([vx, vy]), np.array([cx, cy])
+        dist = np.abs((p - centre) @ np.array([-vy, vx]))
+        keep = dist < max(1.0, 2.5 * np.median(dist))
+        if keep.sum() >= 0.3 * samples:
+            fit = cv2.fitLine(p[keep].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01)
+            vx, vy, cx, cy = fit.ravel()
+            direction, centre = np.array([vx, vy]), np.array([cx, cy])
+        lines.append((centre, direction))
+        share.append(keep.sum() / samples)
+    corners = []
+    for i in range(4):
+        pt = _intersect(lines[i - 1][0], lines[i - 1][1], lines[i][0], lines[i][1])
+        if pt is None:
+            return quad, 0.0
+        corners.append(pt)
+    return np.array(corners), float(min(share))
+
+
+def find_board(
+    image: np.ndarray,
+    layout: Layout,
+    previous: BoardLocation | None = None,
+    look: BoardLook | None = None,
+) -> BoardLocation:
+    """Locate the board automatically; raise :class:`BoardNotFound` with the reason.
+
+    With ``previous`` the board is first looked for around its old corners (fast,
+    keeps the old orientation); only if that fails is the whole frame searched.
+
+        >>> loc = find_board(frame, Layout.load())  # doctest: +SKIP
+        >>> loc.method, loc.orientation_source      # doctest: +SKIP
+        ('auto', 'nearest-edge')
+    """
+    if image is None or image.ndim not in (2, 3) or image.size == 0:
+        raise BoardNotFound("not an image")
+    if previous is not None:
+        tracked = track_board(image, previous)
+        if tracked is not None:
+            return tracked
+    outline, confidence = _find_outline(image)
+    quad = outline
+    share = 0.0
+    for radius in (max(4.0, 0.012 * _mean_side(quad)), 2.5):
+        quad, share = _refine_outline(image, quad, radius)
+        if share == 0.0:
+            break
+    if share < 0.5:
+        quad = outline  # the coarse outline is still better than a failed fit
+    else:
+        confidence = min(confidence, 0.5 + 0.5 * share)
+    location = BoardLocation.from_corners(_order_clockwise(quad), "auto", confidence, "auto")
+    return orient(image, location, layout, look)
+
+
+def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | None:
+    """The board near its previous place, or ``None`` if it cannot be confirmed there.
+
+    Cheap (a few thousand pixel samples): each side is re-fitted within a window
+    around the old one. The corner order (orientation) is kept.
+    """
+    quad = previous.corners
+    radius = max(6.0, 0.02 * _mean_side(quad))
+    share = 0.0
+    for r in (radius, 2.5):
+        quad, share = _refine_outline(image, quad, r)
+        if share < 0.6:
+            return None
+    if not _convex_clockwise(quad):
+        return None
+    return BoardLocation.from_corners(
+        quad,
+        previous.method if previous.method == "auto" else "auto",
+        min(previous.confidence, share),
+        "tracked" if previous.orientation_source != "signature" else "signature",
+    )
+
+
+def _mean_side(quad: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+
+
+def corner_error(found: Sequence[Sequence[float]], truth: Sequence[Sequence[float]]) -> float:
+    """Largest corner distance in pixels (corners in the same NW, NE, SE, SW order)."""
+    return float(np.max(np.linalg.norm(np.asarray(found) - np.asarray(truth), axis=1)))
