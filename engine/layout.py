@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,9 @@ class Layout:
     rects: Mapping[str, Rect]
     owners: Mapping[str, Edge | None]
     lines: frozenset[frozenset[str]]
+    _joined: Mapping[str, frozenset[str]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
 
     @classmethod
     def load(cls, name_or_path: str | Path = DEFAULT_LAYOUT) -> Layout:
@@ -122,12 +125,25 @@ class Layout:
             _SHIPPED[name] = layout  # shipped layouts never change: load each once
         return layout
 
+    def __post_init__(self) -> None:
+        # Set lookups on a frozenset pair are the engine's inner loop: index them once.
+        joined = {
+            s: frozenset(o for line in self.lines if s in line for o in line if o != s)
+            for s in self.squares
+        }
+        object.__setattr__(self, "_joined", joined)
+
     def is_joined(self, a: str, b: str) -> bool:
-        return frozenset((a, b)) in self.lines
+        joined = self._joined.get(a)
+        return joined is not None and b in joined
+
+    def neighbour_set(self, square: str) -> frozenset[str]:
+        """The squares joined to ``square``, as a set (fast membership)."""
+        return self._joined[square]
 
     def neighbours(self, square: str) -> tuple[str, ...]:
         """The squares joined to ``square`` by a line, in layout order."""
-        return tuple(s for s in self.squares if s != square and self.is_joined(square, s))
+        return tuple(s for s in self.squares if s in self._joined[square])
 
     def bonus_squares(self, edge: Edge) -> tuple[str, ...]:
         return tuple(s for s in self.squares if self.owners[s] is edge)

@@ -14,8 +14,10 @@ tiles buried under stacks are the game record's business (:mod:`engine.game`)::
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 from engine.layout import Layout
@@ -93,9 +95,15 @@ class Position:
     def __getitem__(self, square: str) -> Tile | None:
         return self.squares[square]
 
-    def tiles(self) -> dict[Tile, str]:
-        """Every visible tile and the square it is on."""
-        return {tile: square for square, tile in self.squares.items() if tile is not None}
+    def tiles(self) -> Mapping[Tile, str]:
+        """Every visible tile and the square it is on (read-only)."""
+        return self._tiles
+
+    @cached_property
+    def _tiles(self) -> Mapping[Tile, str]:
+        return MappingProxyType(
+            {tile: square for square, tile in self.squares.items() if tile is not None}
+        )
 
     def place(self, placements: Mapping[str, Tile]) -> Position:
         """A new position with ``placements`` put on top of their squares."""
@@ -116,6 +124,16 @@ class _FrozenMap(Mapping[str, "Tile | None"]):
 
     def __getitem__(self, key: str) -> Tile | None:
         return self._data[key]
+
+    # The Mapping mixins go through __iter__ and __getitem__ one key at a time.
+    def items(self) -> ItemsView[str, Tile | None]:
+        return self._data.items()
+
+    def values(self) -> ValuesView[Tile | None]:
+        return self._data.values()
+
+    def keys(self) -> KeysView[str]:
+        return self._data.keys()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)

@@ -53,9 +53,13 @@ class TileSet:
 
 def find_sets(position: Position) -> tuple[TileSet, ...]:
     """Every maximal set on the board: runs first, then same-value groups, each sorted."""
-    runs = sorted(_runs(position), key=lambda s: s.tiles)
-    groups = sorted(_same_value_groups(position), key=lambda s: s.tiles)
+    runs = sorted(_runs(position), key=_set_order)
+    groups = sorted(_same_value_groups(position), key=_set_order)
     return (*runs, *groups)
+
+
+def _set_order(tile_set: TileSet) -> tuple[int, ...]:
+    return tuple(t.sort_key for t in tile_set.tiles)
 
 
 def sets_through(position: Position, squares: Iterable[str]) -> tuple[TileSet, ...]:
@@ -65,7 +69,7 @@ def sets_through(position: Position, squares: Iterable[str]) -> tuple[TileSet, .
 
 
 def _make_set(kind: SetKind, members: Iterable[tuple[Tile, str]]) -> TileSet:
-    ordered = sorted(members)
+    ordered = sorted(members, key=lambda member: member[0].sort_key)
     return TileSet(kind, tuple(t for t, _ in ordered), tuple(s for _, s in ordered))
 
 
@@ -74,46 +78,44 @@ def _runs(position: Position) -> list[TileSet]:
     layout = position.layout
     runs = []
     for tile, square in on_board.items():
-        below = _neighbour_value(tile, -1)
-        if below in on_board and layout.is_joined(on_board[below], square):
+        below = _next_in_suit(tile, -1)
+        if below is not None and layout.is_joined(on_board.get(below, ""), square):
             continue  # not the bottom of its run
         members = [(tile, square)]
         current, current_square = tile, square
-        while True:
-            above = _neighbour_value(current, +1)
-            if above is None or above not in on_board:
+        while (above := _next_in_suit(current, +1)) is not None and (
+            above_square := on_board.get(above)
+        ) is not None:
+            if not layout.is_joined(current_square, above_square):
                 break
-            if not layout.is_joined(current_square, on_board[above]):
-                break
-            current, current_square = above, on_board[above]
+            current, current_square = above, above_square
             members.append((current, current_square))
         if len(members) >= 2:
             runs.append(_make_set(SetKind.RUN, members))
     return runs
 
 
-def _neighbour_value(tile: Tile, step: int) -> Tile | None:
+def _next_in_suit(tile: Tile, step: int) -> Tile | None:
     value = tile.value + step
-    return Tile(value, tile.suit) if 1 <= value <= 10 else None
+    return Tile.of(value, tile.suit) if 1 <= value <= 10 else None
 
 
 def _same_value_groups(position: Position) -> list[TileSet]:
     layout = position.layout
-    by_value: dict[int, list[tuple[Tile, str]]] = {}
-    for tile, square in position.tiles().items():
-        by_value.setdefault(tile.value, []).append((tile, square))
     groups = []
-    for members in by_value.values():
-        unvisited = dict((square, tile) for tile, square in members)
-        while unvisited:
-            start, start_tile = unvisited.popitem()
-            component = [(start_tile, start)]
-            frontier = [start]
-            while frontier:
-                square = frontier.pop()
-                for other in [s for s in unvisited if layout.is_joined(square, s)]:
-                    component.append((unvisited.pop(other), other))
+    unvisited = {square: tile for square, tile in position.squares.items() if tile is not None}
+    while unvisited:
+        start, start_tile = unvisited.popitem()
+        component = [(start_tile, start)]
+        frontier = [start]
+        while frontier:
+            square = frontier.pop()
+            for other in layout.neighbour_set(square):
+                tile = unvisited.get(other)
+                if tile is not None and tile.value == start_tile.value:
+                    del unvisited[other]
+                    component.append((tile, other))
                     frontier.append(other)
-            if len(component) >= 2:
-                groups.append(_make_set(SetKind.SAME_VALUE, component))
+        if len(component) >= 2:
+            groups.append(_make_set(SetKind.SAME_VALUE, component))
     return groups

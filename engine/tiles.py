@@ -14,7 +14,7 @@ ASCII letters for the suit (``7h``, ``10X``)::
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import total_ordering
 
 
@@ -62,6 +62,9 @@ for _suit in Suit:
 _SUIT_OF_TOKEN.update({"♡": Suit.HEART, "♢": Suit.DIAMOND, "♧": Suit.CLUB, "♤": Suit.SPADE})
 _SUIT_OF_TOKEN.update({"☆": Suit.STAR, "*": Suit.STAR})
 
+_SUIT_INDEX = {suit: index for index, suit in enumerate(Suit)}
+_SUIT_ORDER = {suit: index for index, suit in enumerate(sorted(Suit, key=lambda s: s.name))}
+
 MIN_VALUE = 1
 MAX_VALUE = 10
 
@@ -73,10 +76,28 @@ class Tile:
 
     value: int
     suit: Suit
+    # Hashing a (value, Suit) tuple costs a Python-level enum hash per lookup; the
+    # engine hashes tiles in its inner loops, so keep one small int instead.
+    _key: int = field(init=False, repr=False, compare=False)
+    sort_key: int = field(init=False, repr=False, compare=False)
+    """Orders tiles by value, then suit name: ``sorted(tiles, key=attrgetter("sort_key"))``."""
 
     def __post_init__(self) -> None:
         if not MIN_VALUE <= self.value <= MAX_VALUE:
             raise TileError(f"tile value must be 1..10, not {self.value}")
+        object.__setattr__(self, "_key", self.value * 8 + _SUIT_INDEX[self.suit])
+        object.__setattr__(self, "sort_key", self.value * 8 + _SUIT_ORDER[self.suit])
+
+    def __hash__(self) -> int:
+        return self._key
+
+    @classmethod
+    def of(cls, value: int, suit: Suit) -> Tile:
+        """The shared instance of a tile (cheaper to compare), built once per tile."""
+        try:
+            return _INTERNED[value, suit]
+        except KeyError:
+            raise TileError(f"tile value must be 1..10, not {value}") from None
 
     @classmethod
     def parse(cls, text: str) -> Tile:
@@ -91,7 +112,7 @@ class Tile:
         value = int(digits)
         if not MIN_VALUE <= value <= MAX_VALUE:
             raise TileError(f"not a tile: {text!r} (values run from 1 to 10)")
-        return cls(value, suit)
+        return cls.of(value, suit)
 
     @property
     def ascii(self) -> str:
@@ -104,10 +125,12 @@ class Tile:
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, Tile):
             return NotImplemented
-        return (self.value, self.suit) < (other.value, other.suit)
+        return self.sort_key < other.sort_key
 
 
-ALL_TILES: tuple[Tile, ...] = tuple(
-    Tile(value, suit) for suit in Suit for value in range(MIN_VALUE, MAX_VALUE + 1)
-)
+_INTERNED: dict[tuple[int, Suit], Tile] = {
+    (value, suit): Tile(value, suit) for suit in Suit for value in range(MIN_VALUE, MAX_VALUE + 1)
+}
+
+ALL_TILES: tuple[Tile, ...] = tuple(_INTERNED.values())
 """All 50 tiles, suit by suit in the order ★ ♥ ♦ ♣ ♠, values ascending."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from engine.position import Position
@@ -124,7 +125,7 @@ def analyse_turn(
         tiles = " ".join(str(t) for t in sorted(placed.values()))
         errors.append(f"the placed tiles {tiles} are not all in one set")
 
-    scoring = sorted({tile for tile_set in sets for tile in tile_set.tiles})
+    scoring = sorted({t for tile_set in sets for t in tile_set.tiles}, key=attrgetter("sort_key"))
     bonus_squares = _scoring_bonus_squares(after, seats, player, frozenset(scoring))
     return TurnResult(
         player=player,
