@@ -28,7 +28,7 @@ Decisions the rulebook leaves open, made here once:
   sorted joker colours come first. :attr:`Score.ties` says how many others tie.
 - **Brute force.** At most 3 jokers over at most 7 colours (84 ways) times at most
   35 choices of positive colours: every choice is tried, which is clearly right
-  and takes about a millisecond.
+  and fast (about 4 ms in that worst case, 0.1 ms for the rulebook's example).
 """
 
 from __future__ import annotations
@@ -53,6 +53,12 @@ JOKER = "joker"
 GOLDEN_JOKER = "golden_joker"
 PLUS_TWO = "+2"
 SPECIAL_CARDS = (JOKER, GOLDEN_JOKER, PLUS_TWO)
+SPECIAL_COPIES = {
+    JOKER: JOKERS_IN_GAME,
+    GOLDEN_JOKER: GOLDEN_JOKERS_IN_GAME,
+    PLUS_TWO: PLUS_TWO_IN_GAME,
+}
+"""How many of each special card the game has (a colour has :data:`CARDS_PER_COLOUR`)."""
 
 # Spellings that look like a special card, not a colour: caught as a likely typo.
 _SPECIAL_LOOKALIKES = {
@@ -433,10 +439,8 @@ class Scoresheet:
             totals[JOKER] += tableau.jokers
             totals[GOLDEN_JOKER] += tableau.golden_joker
             totals[PLUS_TWO] += tableau.plus_two
-        limits = {JOKER: JOKERS_IN_GAME, GOLDEN_JOKER: GOLDEN_JOKERS_IN_GAME}
-        limits[PLUS_TWO] = PLUS_TWO_IN_GAME
         for key, total in totals.items():
-            most = limits.get(key, CARDS_PER_COLOUR)
+            most = SPECIAL_COPIES.get(key, CARDS_PER_COLOUR)
             if total > most:
                 raise ColorettoError(
                     f"{key!r}: {total} across all players, but the game has only {most}"

@@ -38,11 +38,9 @@ from typing import TypeVar
 from engine.coloretto import (
     CARDS_PER_COLOUR,
     GOLDEN_JOKER,
-    GOLDEN_JOKERS_IN_GAME,
     JOKER,
-    JOKERS_IN_GAME,
     PLUS_TWO,
-    PLUS_TWO_IN_GAME,
+    SPECIAL_COPIES,
     ColorettoError,
     Scoresheet,
     Table,
@@ -55,9 +53,6 @@ from engine.coloretto import (
 LAST_ROUND = "last_round"
 
 _T = TypeVar("_T")
-
-_SPECIAL_LIMITS = {JOKER: JOKERS_IN_GAME, GOLDEN_JOKER: GOLDEN_JOKERS_IN_GAME}
-_SPECIAL_LIMITS[PLUS_TWO] = PLUS_TWO_IN_GAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,8 +281,8 @@ class GameState:
             if self.last_round:
                 raise ColorettoError("the last round card has already come up")
             return
-        if card in _SPECIAL_LIMITS:
-            most = _SPECIAL_LIMITS[card]
+        if card in SPECIAL_COPIES:
+            most = SPECIAL_COPIES[card]
         elif card in self.colours:
             most = CARDS_PER_COLOUR
         else:
