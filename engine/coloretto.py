@@ -36,7 +36,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
@@ -290,7 +290,9 @@ def score_choice(tableau: Tableau, table: Table, choice: Choice) -> Score:
     counts = Counter(dict(tableau.counts))
     counts.update(choice.jokers)
     if len(counts) > COLOURS_IN_GAME:
-        raise ColorettoError(f"the jokers make {len(counts)} colours; the game has only 7")
+        raise ColorettoError(
+            f"the jokers make {len(counts)} colours; the game has only {COLOURS_IN_GAME}"
+        )
     by_colour = tuple(
         (colour, table.points(cards) * (1 if colour in choice.positive else -1))
         for colour, cards in sorted(counts.items())
@@ -338,8 +340,7 @@ def best_score(tableau: Tableau, table: Table, palette: Iterable[str] = ()) -> S
                 ties += 1
     assert best_key is not None  # there is always at least one choice
     _, positive, jokers = best_key
-    best = score_choice(tableau, table, Choice(positive, jokers))
-    return Score(best.total, best.choice, best.counts, best.by_colour, best.plus_two_points, ties)
+    return replace(score_choice(tableau, table, Choice(positive, jokers)), ties=ties)
 
 
 @dataclass(frozen=True)

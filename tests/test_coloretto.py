@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import time
 from itertools import combinations, combinations_with_replacement
 
@@ -9,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine.coloretto
+import engine.coloretto_game
 from engine.coloretto import (
     Choice,
     ColorettoError,
@@ -21,6 +24,12 @@ from engine.coloretto import (
     row_capacities,
     score_choice,
 )
+
+
+@pytest.mark.parametrize("module", [engine.coloretto, engine.coloretto_game])
+def test_docstring_examples(module: object) -> None:
+    assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
+
 
 RULEBOOK = Tableau.of({"green": 6, "yellow": 4, "red": 3, "blue": 2}, jokers=1, plus_two=1)
 
