@@ -14,6 +14,18 @@ from typing import Any
 from engine.coloretto import Scoresheet, explain
 from setupcam.cli import UsageError
 
+_FILE_HELP = """\
+TABLEAUS.json:
+  {"table": "brown",
+   "players": {"anna": {"green": 6, "yellow": 4, "red": 3, "blue": 2,
+                        "joker": 1, "golden_joker": 0, "+2": 1}}}
+Colour names are free; "table" is brown or purple. Optional fields:
+  "colours": [...]   the colours in play (a joker may become any colour in the
+                     file, or one listed here)
+  "removed": [...]   colours taken out of the game (3 players: 1, 2 players: 2)
+  "players_count": N the number of players at the table (2 to 5)
+"""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -27,9 +39,11 @@ def register(subparsers: Any) -> None:
         "score",
         help="each player's best total and the choice that reaches it",
         description=(
-            "Score Coloretto tableaus: for every player the best legal total, which 3 "
+            "Score Coloretto tableaus: for every player the best legal total, which 3\n"
             "colours score positive and which colour each joker becomes."
         ),
+        epilog=_FILE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("file", metavar="TABLEAUS.json", help="the table and each player's cards")
     score.add_argument("--explain", action="store_true", help="print the result in words")
