@@ -538,7 +538,8 @@ def _refine_outline(
         vx, vy, cx, cy = cv2.fitLine(p.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         direction, centre = np.array([vx, vy]), np.array([cx, cy])
         dist = np.abs((p - centre) @ np.array([-vy, vx]))
-        keep = dist < max(1.0, 2.5 * np.median(dist))
+        # Inliers lie on one straight edge: within 1.5 px (or 0.4% of the side).
+        keep = dist < max(1.5, 0.004 * lengths[side])
         if keep.sum() >= 0.3 * samples:
             fit = cv2.fitLine(p[keep].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01)
             vx, vy, cx, cy = fit.ravel()
@@ -620,3 +621,220 @@ def _mean_side(quad: np.ndarray) -> float:
 def corner_error(found: Sequence[Sequence[float]], truth: Sequence[Sequence[float]]) -> float:
     """Largest corner distance in pixels (corners in the same NW, NE, SE, SW order)."""
     return float(np.max(np.linalg.norm(np.asarray(found) - np.asarray(truth), axis=1)))
+
+
+# --- drift detection and tracking ------------------------------------------------------
+
+THUMB = 128  # top-down thumbnail side (pixels) for the cheap drift check
+THUMB_MARGIN = 0.04  # board units of table kept around the board: its outline is texture
+RING = (0.03, 0.16)  # the border band (inside the grid's 0.18) that hands rarely cover
+MOVE_TOLERANCE_PX = 1.0  # corner motion below this is noise, not a bump
+PATCH_MATCH = 0.85  # per-patch correlation above which a patch "still matches"
+MIN_MATCHING = 0.5  # share of border patches that must match to call the board unmoved
+
+
+def _thumb_homography(location: BoardLocation, scale: float) -> np.ndarray:
+    """Pixels (of an image scaled by ``scale``) -> thumbnail pixels."""
+    span = 1 + 2 * THUMB_MARGIN
+    board_to_thumb = np.array(
+        [
+            [(THUMB - 1) / span, 0, THUMB_MARGIN * (THUMB - 1) / span],
+            [0, (THUMB - 1) / span, THUMB_MARGIN * (THUMB - 1) / span],
+            [0, 0, 1],
+        ]
+    )
+    unscale = np.diag([1 / scale, 1 / scale, 1.0])
+    return board_to_thumb @ location.image_to_board @ unscale
+
+
+def board_thumbnail(image: np.ndarray, location: BoardLocation) -> np.ndarray:
+    """The board seen from above, grey, ``THUMB``² pixels, with a thin margin of table."""
+    grey = _grey(image)
+    scale = 1.0
+    # Shrink first so the warp averages rather than aliases (and costs less).
+    while grey.shape[1] * scale > 4 * THUMB and location.width_px() * scale > 2 * THUMB:
+        grey = cv2.pyrDown(grey)
+        scale /= 2
+    h = _thumb_homography(location, scale)
+    return cv2.warpPerspective(grey, h, (THUMB, THUMB), flags=cv2.INTER_LINEAR)
+
+
+def _ring_patches() -> list[tuple[slice, slice]]:
+    """Sixteen patches of the border band of the thumbnail, four per side."""
+    span = 1 + 2 * THUMB_MARGIN
+
+    def px(v: float) -> int:
+        return round((v + THUMB_MARGIN) * (THUMB - 1) / span)
+
+    lo, hi = px(-THUMB_MARGIN), px(RING[1])
+    cuts = [px(v) for v in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    patches = []
+    for a, b in itertools.pairwise(cuts):
+        patches.append((slice(lo, hi), slice(a, b)))  # north band
+        patches.append((slice(THUMB - hi, THUMB - lo), slice(a, b)))  # south band
+        patches.append((slice(a, b), slice(lo, hi)))  # west band
+        patches.append((slice(a, b), slice(THUMB - hi, THUMB - lo)))  # east band
+    return patches
+
+
+_PATCHES = _ring_patches()
+
+
+def border_match(reference: np.ndarray, current: np.ndarray) -> float:
+    """Share of border patches whose content still matches the reference (0..1)."""
+    matched = 0
+    for rows, cols in _PATCHES:
+        a = reference[rows, cols].astype(np.float32)
+        b = current[rows, cols].astype(np.float32)
+        a = a - a.mean()
+        b = b - b.mean()
+        va, vb = float((a * a).mean()), float((b * b).mean())
+        if va < 16.0 or vb < 16.0:
+            # A flat patch has no texture to correlate: both must be flat and alike.
+            ok = (
+                va < 16.0
+                and vb < 16.0
+                and abs(float(reference[rows, cols].mean()) - float(current[rows, cols].mean()))
+                < 12
+            )
+        else:
+            ok = float((a * b).mean()) / math.sqrt(va * vb) > PATCH_MATCH
+        matched += ok
+    return matched / len(_PATCHES)
+
+
+def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:
+    """Quarter turns (clockwise) that best align ``current``'s orientation with the reference."""
+    scores = []
+    for k in range(4):
+        rot = np.rot90(current, k).astype(np.float32)
+        a = reference.astype(np.float32) - reference.mean()
+        b = rot - rot.mean()
+        scores.append(float((a * b).sum() / math.sqrt(float((a * a).sum() * (b * b).sum()) + 1e-9)))
+    return int(np.argmax(scores))
+
+
+def _same_outline(a: BoardLocation, b: BoardLocation) -> bool:
+    """The same four corners (as a set), up to noise: the board has not moved."""
+    tolerance = max(MOVE_TOLERANCE_PX, 0.002 * b.width_px())
+    return any(
+        float(np.max(np.linalg.norm(np.roll(a.corners, k, 0) - b.corners, axis=1))) <= tolerance
+        for k in range(4)
+    )
+
+
+class BoardTracker:
+    """Keeps the board located frame after frame and notices when it moved.
+
+    Each frame costs one small warp: the board's border band is compared with the
+    reference frame's. While it matches, the registered location is returned
+    unchanged. When it drifts (table bumped, camera moved) the board is
+    re-registered; if that fails the tracker is *lost* and returns ``None`` —
+    squares are never read through a stale homography. ``state`` is
+    ``"tracking"``, ``"re-registering"``, ``"searching"`` or ``"lost: <reason>"``.
+
+        >>> tracker = BoardTracker(Layout.load())
+        >>> loc = tracker.update(frame)  # doctest: +SKIP
+        >>> tracker.state                # doctest: +SKIP
+        'tracking'
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        look: BoardLook | None = None,
+        initial: BoardLocation | None = None,
+    ) -> None:
+        self.layout = layout
+        self.look = look
+        self.state = "searching"
+        self._location: BoardLocation | None = None
+        self._reference: np.ndarray | None = None
+        self._pending = initial  # a registration to adopt on the first frame
+        self.reregistrations = 0
+
+    @property
+    def location(self) -> BoardLocation | None:
+        """The current location, or ``None`` unless the state is ``"tracking"``."""
+        return self._location if self.state == "tracking" else None
+
+    def reset(self, location: BoardLocation | None = None) -> None:
+        """Forget the reference (e.g. after the user registered the board by hand)."""
+        self._location, self._reference, self._pending = None, None, location
+        self.state = "searching"
+
+    def update(self, image: np.ndarray) -> BoardLocation | None:
+        """Process one frame; returns the board location or ``None`` when not sure of it."""
+        if self._pending is not None:
+            self._adopt(image, self._pending)
+            self._pending = None
+            return self._location
+        if self._location is None or self._reference is None:
+            try:
+                found = find_board(image, self.layout, look=self.look)
+            except BoardNotFound as err:
+                self.state = f"lost: {err.reason}"
+                return None
+            self._adopt(image, found)
+            return self._location
+        old = self._location
+        # 1. Re-fit the outline near where it was (about a millisecond). A confirmed
+        #    outline that has not moved means the registration still holds exactly.
+        tracked = track_board(image, old)
+        if tracked is not None:
+            moved = float(np.max(np.linalg.norm(tracked.corners - old.corners, axis=1)))
+            if moved <= max(MOVE_TOLERANCE_PX, 0.002 * old.width_px()):
+                self.state = "tracking"
+                return old
+            # It moved a little (a bump): adopt the new outline if the board's border
+            # still looks like the registered one from there.
+            current = board_thumbnail(image, tracked)
+            if border_match(self._reference, current) >= MIN_MATCHING:
+                self.reregistrations += 1
+                self._location, self._reference = tracked, current
+                self.state = "tracking"
+                return tracked
+        else:
+            # 2. Outline not confirmed (hands over a side?): the board is unmoved only
+            #    if most of its border band still looks the same.
+            current = board_thumbnail(image, old)
+            if border_match(self._reference, current) >= MIN_MATCHING:
+                self.state = "tracking"
+                return old
+        return self._reregister(image)
+
+    def _adopt(self, image: np.ndarray, location: BoardLocation) -> None:
+        self._location = location
+        self._reference = board_thumbnail(image, location)
+        self.state = "tracking"
+
+    def _reregister(self, image: np.ndarray) -> BoardLocation | None:
+        self.state = "re-registering"
+        assert self._location is not None and self._reference is not None
+        reference = self._reference
+        try:
+            found = find_board(image, self.layout, look=self.look)
+        except BoardNotFound as err:
+            self.state = f"lost: {err.reason}"
+            return None
+        old = self._location
+        if _same_outline(found, old):
+            # Found again where it was (under hands the outline test had failed).
+            self.state = "tracking"
+            return old
+        if found.orientation_source == "nearest-edge":
+            # Found from scratch without a look: keep the registered orientation by
+            # matching the board's own picture against the reference.
+            turns = _thumb_rotation(reference, board_thumbnail(image, found))
+            found = found.rotated(turns % 4, "tracked")
+        current = board_thumbnail(image, found)
+        if border_match(reference, current) < MIN_MATCHING:
+            # Found something, but it does not look like the registered board from
+            # here (a hand over it, or a different outline): do not trust it yet.
+            self.state = "lost: the board moved and could not be re-registered with confidence"
+            return None
+        self.reregistrations += 1
+        self._location = found
+        self._reference = current
+        self.state = "tracking"
+        return found
