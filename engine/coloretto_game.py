@@ -176,8 +176,8 @@ class GameState:
         target = self._open_row(row)
         if target.is_full:
             raise ColorettoError(
-                f"row {row} is full ({target.capacity} cards); place the card elsewhere "
-                "or take a row"
+                f"row {row} is full ({len(target.cards)} of {target.capacity}); "
+                "place the card elsewhere or take a row"
             )
         rows = _replace_at(self.rows, row, replace(target, cards=(*target.cards, card)))
         return replace(self, rows=rows, current=self._next_player(player, rows))

@@ -219,7 +219,7 @@ def test_last_round_card() -> None:
 def test_two_players_third_row_leaves_the_game() -> None:
     g = two_players()
     g = g.draw("anna", "orange", 0)
-    with pytest.raises(ColorettoError, match="row 0 is full \\(1 cards\\)"):
+    with pytest.raises(ColorettoError, match="row 0 is full \\(1 of 1\\)"):
         g.draw("ben", "orange", 0)
     g = g.draw("ben", "orange", 1).draw("anna", "joker", 2).draw("ben", "orange", 1)
     with pytest.raises(ColorettoError, match="row 1 is full"):
