@@ -77,7 +77,6 @@ def test_rulebook_example_explained(capsys: pytest.CaptureFixture[str]) -> None:
         "  blue     2 cards              -3  negative",
         '  "+2"     1 card               +2',
         "  the joker becomes yellow",
-        "",
     ]
 
 

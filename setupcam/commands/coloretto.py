@@ -56,14 +56,13 @@ def run_score(args: argparse.Namespace) -> int:
         print(json.dumps(sheet.as_dict(), ensure_ascii=False))
         return 0
     scores = sheet.best_scores()
-    for name, score in scores.items():
-        print("\n".join(explain(name, score, sheet.table)))
-        print()
+    blocks = ["\n".join(explain(name, score, sheet.table)) for name, score in scores.items()]
     if len(scores) > 1:
         best = max(score.total for score in scores.values())
         winners = [name for name, score in scores.items() if score.total == best]
         word = "winner" if len(winners) == 1 else "tie between"
-        print(f"{word}: {', '.join(winners)} with {best} points")
+        blocks.append(f"{word}: {', '.join(winners)} with {best} points")
+    print("\n\n".join(blocks))
     return 0
 
 
