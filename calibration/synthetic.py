@@ -223,3 +223,46 @@ def render_board_scene(
     noisy += rng.normal(0, 3.0, noisy.shape).astype(np.float32)
     image = np.clip(noisy, 0, 255).astype(np.uint8)
     return BoardScene(image, corners, board_to_image)
+
+
+def render_marker_scene(
+    rng: np.random.Generator,
+    layout: Layout | None = None,
+    size: tuple[int, int] = (1280, 720),
+    max_tilt: float = 30.0,
+    board_mm: float = 400.0,
+) -> BoardScene:
+    """A board with the four corner marker cards laid outside its corners."""
+    from calibration.markers import MARGIN_MM, MARKER_MM, card_image
+
+    layout = layout or Layout.load()
+    width, height = size
+    unit_px = 600
+    pad = 0.2
+    canvas_px = round(unit_px * (1 + 2 * pad))
+    picture = np.empty((canvas_px, canvas_px, 3), np.uint8)
+    picture[:] = (70, 110, 150)
+    off = round(pad * unit_px)
+    picture[off : off + unit_px, off : off + unit_px] = board_picture(layout, unit_px, rng)
+    marker_px = round(MARKER_MM / board_mm * unit_px)
+    margin_px = round(MARGIN_MM / board_mm * unit_px)
+    card_px = marker_px + 2 * margin_px
+    for marker_id, (cx, cy) in enumerate(((0, 0), (1, 0), (1, 1), (0, 1))):
+        card = np.rot90(card_image(marker_id, marker_px, margin_px), int(rng.integers(0, 4)))
+        x = off + cx * unit_px - (card_px if cx == 0 else 0)
+        y = off + cy * unit_px - (card_px if cy == 0 else 0)
+        picture[y : y + card_px, x : x + card_px] = card[..., None]
+    k = camera_matrix(width, height, focal=1.0 * width)
+    rotation = pose(rng.uniform(0, max_tilt), rng.uniform(0, 360), rng.uniform(0, 360))
+    distance = k[0, 0] / (height * rng.uniform(0.42, 0.5))
+    t = rotation @ np.array([-0.5, -0.5, 0.0]) + np.array([0.0, 0.0, distance])
+    board_to_image = plane_homography(k, rotation, t)
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), board_to_image
+    ).reshape(4, 2)
+    plane_to_picture = np.array([[unit_px, 0, off], [0, unit_px, off], [0, 0, 1]], np.float64)
+    image = render_plane(
+        picture, plane_to_picture, board_to_image, size, background=table_texture(rng, size)
+    )
+    noisy = image.astype(np.float32) + rng.normal(0, 2.0, image.shape).astype(np.float32)
+    return BoardScene(np.clip(noisy, 0, 255).astype(np.uint8), corners, board_to_image)
