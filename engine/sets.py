@@ -63,9 +63,68 @@ def _set_order(tile_set: TileSet) -> tuple[int, ...]:
 
 
 def sets_through(position: Position, squares: Iterable[str]) -> tuple[TileSet, ...]:
-    """The maximal sets that contain the top tile of at least one of ``squares``."""
-    wanted = set(squares)
-    return tuple(s for s in find_sets(position) if wanted.intersection(s.squares))
+    """The maximal sets that contain the top tile of at least one of ``squares``.
+
+    Same answer as filtering :func:`find_sets`, but grows the sets from the given
+    squares only, since scoring a turn needs just those.
+    """
+    runs: dict[tuple[str, ...], TileSet] = {}
+    groups: dict[tuple[str, ...], TileSet] = {}
+    for square in squares:
+        tile = position[square]
+        if tile is None:
+            continue
+        run = _run_through(position, tile, square)
+        if run is not None:
+            runs.setdefault(run.squares, run)
+        group = _group_through(position, tile, square)
+        if group is not None:
+            groups.setdefault(group.squares, group)
+    return (*sorted(runs.values(), key=_set_order), *sorted(groups.values(), key=_set_order))
+
+
+def _run_through(position: Position, tile: Tile, square: str) -> TileSet | None:
+    on_board = position.tiles()
+    layout = position.layout
+    bottom, bottom_square = tile, square
+    while (below := _next_in_suit(bottom, -1)) is not None and layout.is_joined(
+        on_board.get(below, ""), bottom_square
+    ):
+        bottom, bottom_square = below, on_board[below]
+    return _run_from(position, bottom, bottom_square)
+
+
+def _run_from(position: Position, tile: Tile, square: str) -> TileSet | None:
+    """The run that starts at ``tile`` and climbs while each next value is joined."""
+    on_board = position.tiles()
+    layout = position.layout
+    members = [(tile, square)]
+    current, current_square = tile, square
+    while (above := _next_in_suit(current, +1)) is not None and (
+        above_square := on_board.get(above)
+    ) is not None:
+        if not layout.is_joined(current_square, above_square):
+            break
+        current, current_square = above, above_square
+        members.append((current, current_square))
+    return _make_set(SetKind.RUN, members) if len(members) >= 2 else None
+
+
+def _group_through(position: Position, tile: Tile, square: str) -> TileSet | None:
+    """The connected group of tiles of ``tile``'s value that holds ``square``."""
+    layout = position.layout
+    component = {square: tile}
+    frontier = [square]
+    while frontier:
+        current = frontier.pop()
+        for other in layout.neighbour_set(current):
+            other_tile = position[other]
+            if other_tile is not None and other not in component and other_tile.value == tile.value:
+                component[other] = other_tile
+                frontier.append(other)
+    if len(component) < 2:
+        return None
+    return _make_set(SetKind.SAME_VALUE, ((t, s) for s, t in component.items()))
 
 
 def _make_set(kind: SetKind, members: Iterable[tuple[Tile, str]]) -> TileSet:
@@ -81,17 +140,9 @@ def _runs(position: Position) -> list[TileSet]:
         below = _next_in_suit(tile, -1)
         if below is not None and layout.is_joined(on_board.get(below, ""), square):
             continue  # not the bottom of its run
-        members = [(tile, square)]
-        current, current_square = tile, square
-        while (above := _next_in_suit(current, +1)) is not None and (
-            above_square := on_board.get(above)
-        ) is not None:
-            if not layout.is_joined(current_square, above_square):
-                break
-            current, current_square = above, above_square
-            members.append((current, current_square))
-        if len(members) >= 2:
-            runs.append(_make_set(SetKind.RUN, members))
+        run = _run_from(position, tile, square)
+        if run is not None:
+            runs.append(run)
     return runs
 
 
@@ -101,21 +152,10 @@ def _next_in_suit(tile: Tile, step: int) -> Tile | None:
 
 
 def _same_value_groups(position: Position) -> list[TileSet]:
-    layout = position.layout
-    groups = []
-    unvisited = {square: tile for square, tile in position.squares.items() if tile is not None}
-    while unvisited:
-        start, start_tile = unvisited.popitem()
-        component = [(start_tile, start)]
-        frontier = [start]
-        while frontier:
-            square = frontier.pop()
-            for other in layout.neighbour_set(square):
-                tile = unvisited.get(other)
-                if tile is not None and tile.value == start_tile.value:
-                    del unvisited[other]
-                    component.append((tile, other))
-                    frontier.append(other)
-        if len(component) >= 2:
-            groups.append(_make_set(SetKind.SAME_VALUE, component))
-    return groups
+    groups: dict[tuple[str, ...], TileSet] = {}
+    for square, tile in position.squares.items():
+        if tile is not None and not any(square in g for g in groups):
+            group = _group_through(position, tile, square)
+            if group is not None:
+                groups[group.squares] = group
+    return list(groups.values())

@@ -133,3 +133,16 @@ def test_random_games_end_with_exactly_one_winner(
         assert winner in seats.players
         assert state.scores[winner] == max(state.scores.values())
     assert max(state.scores.values()) >= state.setup.finish_line
+
+
+@given(turns())
+@settings(max_examples=300, deadline=None)
+def test_sets_through_matches_filtering_all_sets(
+    turn: tuple[Position, Position, Seats, str],
+) -> None:
+    from engine.sets import find_sets, sets_through
+
+    _, after, _, _ = turn
+    for squares in (list(after.layout.squares)[:3], ["b2", "c3"], list(after.layout.squares)):
+        expected = tuple(s for s in find_sets(after) if set(squares) & set(s.squares))
+        assert sets_through(after, squares) == expected
