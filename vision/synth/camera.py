@@ -102,14 +102,14 @@ def random_camera(
 ) -> Camera:
     """A plausible webcam above the table: any yaw, 0-35° tilt, 50-90 cm up, whole board in view.
 
-    The board's width in the image is 38-78% of the image height.
+    The board's width in the image is about 42-80% of the image height.
     """
     width, height = resolution
     for _ in range(200):
         yaw = rng.uniform(0, 2 * math.pi)
         tilt = math.radians(rng.uniform(0, max_tilt_deg))
         height_m = rng.uniform(0.5, 0.9)
-        fraction = rng.uniform(0.38, 0.78)
+        fraction = rng.uniform(0.42, 0.8)
         distance = height_m / math.cos(tilt)
         fx = fraction * height * distance / BOARD_SIZE_M
         hfov = math.degrees(2 * math.atan(width / 2 / fx))

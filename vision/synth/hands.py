@@ -36,6 +36,18 @@ SKIN_TONES: tuple[BGR, ...] = (
     (45, 65, 100),
 )
 """From very light to very dark skin (BGR)."""
+SLEEVE_COLOURS: tuple[BGR, ...] = (
+    (40, 40, 40),  # black
+    (120, 120, 120),  # grey
+    (225, 225, 225),  # white
+    (110, 70, 40),  # denim
+    (70, 35, 25),  # navy
+    (40, 30, 110),  # maroon
+    (60, 100, 90),  # olive
+    (140, 170, 190),  # beige
+    (60, 60, 170),  # red
+    (150, 110, 60),  # teal-blue
+)
 
 # Unit vector from each edge into the board (board units, y south).
 _INWARD = {
@@ -76,7 +88,10 @@ def random_hand(
         target=target,
         height_m=float(rng.uniform(0.01, 0.12)),
         skin_bgr=skin,  # type: ignore[arg-type]
-        sleeve_bgr=tuple(int(c) for c in rng.integers(20, 235, 3)),  # type: ignore[arg-type]
+        sleeve_bgr=tuple(
+            int(np.clip(c + rng.integers(-15, 16), 0, 255))
+            for c in SLEEVE_COLOURS[int(rng.integers(len(SLEEVE_COLOURS)))]
+        ),  # type: ignore[arg-type]
         sleeve_from_m=float(rng.uniform(0.17, 0.4)),
         scale=float(rng.uniform(0.85, 1.1)),
         yaw_deg=float(rng.uniform(-35, 35)),

@@ -52,7 +52,8 @@ def random_clutter(rng: np.random.Generator, max_items: int = 4) -> tuple[Clutte
         along = float(rng.uniform(-0.3, 1.3))
         away = float(rng.uniform(0.08, 0.5)) + size / 2
         x, y = [(along, 1 + away), (-away, along), (along, -away), (1 + away, along)][side]
-        colour = tuple(int(c) for c in rng.integers(30, 240, 3))
+        # Everyday objects: mostly muted colours, halfway to grey.
+        colour = tuple(int(0.55 * c + 0.45 * 128) for c in rng.integers(20, 250, 3))
         items.append(ClutterItem(kind, x, y, float(rng.uniform(0, 360)), size, colour))  # type: ignore[arg-type]
     return tuple(items)
 
@@ -97,10 +98,9 @@ def table_image(style: Style, clutter: tuple[ClutterItem, ...] = ()) -> np.ndarr
             cx, cy = _to_px(item.x, item.y)
             r = item.size * scale / 2
             centre = (round(cx * 16), round(cy * 16))
-            shadow = np.array([[cx + 5, cy + 6]]) * 16
-            cv2.circle(
-                img, tuple(int(v) for v in shadow[0]), round(r * 16), (0, 0, 0), -1, cv2.LINE_AA, 4
-            )
+            angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+            outline = np.column_stack([cx + r * np.cos(angles), cy + r * np.sin(angles)])
+            _soft_shadow(img, (outline * 16).astype(np.int32), (5, 6), 4)
             cv2.circle(img, centre, round(r * 16), colour, -1, cv2.LINE_AA, 4)
             if item.kind == "cup":
                 inner = tuple(int(c * 0.8) for c in colour)
