@@ -50,6 +50,7 @@ MIN_BOARD_FRACTION = 0.15  # of the frame's shorter side
 DARK_MEAN = 30.0  # mean grey below which nothing can be found reliably
 MIN_SIDE_SUPPORT = 0.55  # fraction of each side that must be edge
 MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
+MIN_OUTLINE_RATIO = 1.4  # edge strength on the square outlines vs. the grid's average
 
 
 class BoardNotFound(Exception):
@@ -390,26 +391,57 @@ def _side_support(edges: np.ndarray, quads: np.ndarray, samples: int = 40) -> np
     return edges[ys, xs].mean(axis=2)
 
 
-def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
-    """How much the warped board looks like itself turned by 90° (the square pattern).
+def _outline_points(layout: Layout | None = None, per_side: int = 8) -> np.ndarray:
+    """Board points along the 12 square outlines (where every board has an edge)."""
+    layout = layout or Layout.load()
+    t = (np.arange(per_side) + 0.5) / per_side
+    pts = []
+    for square in layout.squares:
+        r = layout.rects[square]
+        for x in r.x0 + (r.x1 - r.x0) * t:
+            pts += [(x, r.y0), (x, r.y1)]
+        for y in r.y0 + (r.y1 - r.y0) * t:
+            pts += [(r.x0, y), (r.x1, y)]
+    return np.array(pts, np.float64)
 
-    A board with its 4x4-less-corners grid correlates with its own quarter turn even
-    with tiles on it; a clutter rectangle, a book or the table itself does not.
+
+_OUTLINE = _outline_points()
+
+
+def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
+    """How board-like the quad's content is (0 = not at all, ~1 = clearly the board).
+
+    Two tests must both pass. (1) The picture correlates with its own quarter turn:
+    the 4x4-less-corners grid is symmetric, even with tiles on it. (2) The square
+    outlines carry edges: the gradient along them is well above the average (a
+    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here).
     """
-    size = 48
+    size = 96
     dst = (UNIT_CORNERS * (size - 1)).astype(np.float32)
     h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    top = cv2.warpPerspective(grey, h, (size, size), flags=cv2.INTER_AREA).astype(np.float64)
-    inner = top[6:-6, 6:-6]  # the grid lies within 0.18..0.82; skip the edge art
+    top = cv2.warpPerspective(grey, h, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
+    small = cv2.resize(top, (48, 48), interpolation=cv2.INTER_AREA).astype(np.float64)
+    inner = small[6:-6, 6:-6]  # the grid lies within 0.18..0.82; skip the edge art
     if inner.std() < 4.0:
         return 0.0
-    scores = []
+    sym = []
     for k in (1, 2, 3):
         rot = np.rot90(inner, k)
         a = inner - inner.mean()
         b = rot - rot.mean()
-        scores.append(float((a * b).sum() / math.sqrt((a * a).sum() * (b * b).sum() + 1e-9)))
-    return float(min(scores))
+        sym.append(float((a * b).sum() / math.sqrt((a * a).sum() * (b * b).sum() + 1e-9)))
+    symmetry = min(sym)
+    gx = cv2.Sobel(top, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(top, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.dilate(cv2.magnitude(gx, gy), np.ones((3, 3), np.uint8))
+    pts = np.clip(np.round(_OUTLINE * (size - 1)).astype(int), 0, size - 1)
+    along = float(mag[pts[:, 1], pts[:, 0]].mean())
+    lo, hi = round(0.18 * size), round(0.82 * size)
+    average = float(mag[lo:hi, lo:hi].mean()) + 1e-6
+    outline_ratio = along / average
+    if outline_ratio < MIN_OUTLINE_RATIO:
+        return 0.0
+    return symmetry
 
 
 @dataclass

@@ -81,14 +81,19 @@ def render_marker_page() -> np.ndarray:
         "card edges in line with the board edges. Keep them flat and uncovered.",
     ]
     for i, text in enumerate(lines):
-        cv2.putText(page, text, (gap_x, page_h - gap_y // 2 + i * 55 - 60), font, 1.2, 0, 2,
-                    cv2.LINE_AA)  # fmt: skip
+        cv2.putText(
+            page, text, (gap_x, page_h - gap_y // 2 + i * 55 - 60), font, 1.2, 0, 2, cv2.LINE_AA
+        )
     return page
 
 
 def _dashed_rect(page: np.ndarray, x0: int, y0: int, x1: int, y1: int, dash: int = 30) -> None:
-    for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)),
-                 ((x0, y1), (x0, y0))):  # fmt: skip
+    for a, b in (
+        ((x0, y0), (x1, y0)),
+        ((x1, y0), (x1, y1)),
+        ((x1, y1), (x0, y1)),
+        ((x0, y1), (x0, y0)),
+    ):
         length = int(np.hypot(b[0] - a[0], b[1] - a[1]))
         for s in range(0, length, 2 * dash):
             e = min(length, s + dash)

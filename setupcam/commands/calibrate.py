@@ -1,0 +1,241 @@
+"""``setupcam calibrate``: printable targets, lens calibration and board registration.
+
+setupcam calibrate target --out charuco.pdf
+setupcam calibrate markers --out markers.pdf
+setupcam calibrate lens photo1.jpg photo2.jpg ... --out camera.json
+setupcam calibrate board frame.jpg [--calibration camera.json]
+    [--corners "x,y x,y x,y x,y" | --markers] [--debug debug.png] --out calibration.json
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from setupcam.cli import UsageError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="lens calibration, board registration and printable targets"
+    )
+    sub = parser.add_subparsers(dest="what", metavar="WHAT", parser_class=type(parser))
+    sub.required = True
+
+    target = sub.add_parser("target", help="write the printable ChArUco lens target (A4)")
+    target.add_argument("--out", required=True, help="output file, .png (300 dpi) or .pdf")
+    target.set_defaults(handler=_target)
+
+    markers = sub.add_parser("markers", help="write the printable corner-marker sheet (A4)")
+    markers.add_argument("--out", required=True, help="output file, .png (300 dpi) or .pdf")
+    markers.set_defaults(handler=_markers)
+
+    lens = sub.add_parser("lens", help="calibrate the lens from photos of the printed target")
+    lens.add_argument("images", nargs="+", metavar="IMAGE", help="10-15 photos of the target")
+    lens.add_argument("--out", required=True, help="calibration JSON to write")
+    lens.set_defaults(handler=_lens)
+
+    board = sub.add_parser("board", help="find the board in a photo and save its corners")
+    board.add_argument("image", metavar="IMAGE", help="a photo from the camera in its place")
+    board.add_argument("--calibration", help="lens calibration JSON (from 'calibrate lens')")
+    board.add_argument("--layout", default="setup-standard", help="layout name or JSON file")
+    how = board.add_mutually_exclusive_group()
+    how.add_argument("--corners", help='the board corners NW NE SE SW in pixels: "x,y x,y x,y x,y"')
+    how.add_argument("--markers", action="store_true", help="use the four corner markers")
+    board.add_argument("--debug", metavar="OUT.png", help="draw what was found into an image")
+    board.add_argument("--out", required=True, help="calibration JSON to write")
+    board.set_defaults(handler=_board)
+
+
+def _check_out(path: str, suffixes: tuple[str, ...]) -> Path:
+    out = Path(path)
+    if out.suffix.lower() not in suffixes:
+        raise UsageError(f"{path}: output must end in {' or '.join(suffixes)}")
+    if out.parent and not out.parent.exists():
+        raise UsageError(f"{path}: folder {out.parent} does not exist")
+    return out
+
+
+def _target(args: argparse.Namespace) -> int:
+    from calibration.lens import MARKER_MM, SQUARE_MM, SQUARES_X, SQUARES_Y, write_charuco_target
+
+    out = _check_out(args.out, (".png", ".pdf"))
+    write_charuco_target(out)
+    print(
+        f"wrote {out}: ChArUco {SQUARES_X}x{SQUARES_Y}, {SQUARE_MM:g} mm squares, "
+        f"{MARKER_MM:g} mm markers, A4 landscape; print at 100% scale"
+    )
+    return 0
+
+
+def _markers(args: argparse.Namespace) -> int:
+    from calibration.markers import MARGIN_MM, MARKER_MM, write_marker_sheet
+
+    out = _check_out(args.out, (".png", ".pdf"))
+    write_marker_sheet(out)
+    print(
+        f"wrote {out}: four corner markers ({MARKER_MM:g} mm, {MARGIN_MM:g} mm white margin), "
+        "A4; cut them out and lay each outside its board corner"
+    )
+    return 0
+
+
+def read_image(path: str) -> Any:
+    """Load an image as BGR, or raise a one-line UsageError."""
+    import cv2
+
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"{path}: file not found")
+    image = cv2.imread(str(file), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UsageError(f"{path}: not an image (or an unsupported image format)")
+    return image
+
+
+def _lens(args: argparse.Namespace) -> int:
+    from calibration.camera_file import save_calibration
+    from calibration.lens import calibrate_lens
+
+    out = _check_out(args.out, (".json",))
+    images = [read_image(p) for p in args.images]
+    try:
+        result = calibrate_lens(images)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    for path, used, error in zip(args.images, result.used, result.view_errors, strict=True):
+        detail = f"{error:.2f} px" if used and error == error else "target not found"
+        print(f"  {path}: {detail}")
+    print(result.verdict)
+    if result.camera_matrix is None:
+        return 1
+    save_calibration(result.to_calibration(), out)
+    k = result.camera_matrix
+    print(f"rms {result.rms:.3f} px, fx {k[0][0]:.1f} fy {k[1][1]:.1f}; wrote {out}")
+    return 0 if result.ok else 1
+
+
+def _parse_corners(text: str) -> list[tuple[float, float]]:
+    tokens = text.replace(";", " ").split()
+    if len(tokens) != 4:
+        raise UsageError(
+            f'--corners needs four points "x,y x,y x,y x,y" (NW NE SE SW), got {text!r}'
+        )
+    points = []
+    for token in tokens:
+        parts = token.split(",")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            points.append((float(parts[0]), float(parts[1])))
+        except ValueError:
+            raise UsageError(f"--corners: {token!r} is not a point x,y") from None
+    return points
+
+
+def _board(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.board_finder import BoardNotFound, find_board, manual_board
+    from calibration.camera_file import Calibration, load_calibration, save_calibration, undistort
+    from calibration.markers import find_board_by_markers, missing_markers
+    from engine.layout import Layout
+
+    out = _check_out(args.out, (".json",))
+    image = read_image(args.image)
+    layout = Layout.load(args.layout)
+    height, width = image.shape[:2]
+    if args.calibration:
+        cal = load_calibration(args.calibration)
+        if cal.image_size != (width, height) and (
+            cal.image_size[0] * height != cal.image_size[1] * width
+        ):
+            raise UsageError(
+                f"{args.image}: image is {width}x{height} but the lens was calibrated at "
+                f"{cal.image_size[0]}x{cal.image_size[1]}"
+            )
+        image = undistort(image, cal)
+        cal = Calibration((width, height), *_scaled_lens(cal, width, height))
+    else:
+        cal = Calibration((width, height))
+    if args.corners:
+        location = manual_board(_parse_corners(args.corners))
+        how = "from the corners you gave"
+    elif args.markers:
+        location = find_board_by_markers(image)
+        if location is None:
+            missing = ", ".join(missing_markers(image)) or "none"
+            raise UsageError(f"board not found: corner markers missing: {missing}")
+        how = "from the four corner markers"
+    else:
+        try:
+            location = find_board(image, layout)
+        except BoardNotFound as err:
+            raise UsageError(f"board not found: {err.reason}") from None
+        how = (
+            "automatically; south taken as the edge nearest the bottom of the image"
+            if location.orientation_source == "nearest-edge"
+            else "automatically"
+        )
+    save_calibration(cal.with_board(location.corners), out)
+    corners = " ".join(
+        f"{n}=({x:.1f},{y:.1f})"
+        for n, (x, y) in zip(("NW", "NE", "SE", "SW"), location.corners, strict=True)
+    )
+    print(f"board found {how} (confidence {location.confidence:.2f}): {corners}")
+    if args.debug:
+        debug = _check_out(args.debug, (".png", ".jpg"))
+        if not cv2.imwrite(str(debug), draw_location(image, location, layout)):
+            raise UsageError(f"{args.debug}: cannot write the debug image")
+        print(f"wrote {debug}")
+    print(f"wrote {out}")
+    return 0
+
+
+def _scaled_lens(cal: Any, width: int, height: int) -> tuple[Any, Any]:
+    from calibration.camera_file import _scaled_matrix
+
+    matrix = _scaled_matrix(cal.camera_matrix, cal.image_size, (width, height))
+    return matrix, cal.dist_coeffs
+
+
+def draw_location(image: Any, location: Any, layout: Any) -> Any:
+    """The image with the board outline, the squares and the edge letters S/W/N/E drawn."""
+    import cv2
+    import numpy as np
+
+    canvas = image.copy()
+    thick = max(2, round(location.width_px() / 250))
+    cv2.polylines(
+        canvas, [np.round(location.corners).astype(np.int32)], True, (0, 255, 0), thick, cv2.LINE_AA
+    )
+    for name, quad in location.square_quads(layout).items():
+        cv2.polylines(
+            canvas, [np.round(quad).astype(np.int32)], True, (0, 200, 255), thick - 1, cv2.LINE_AA
+        )
+        cx, cy = quad.mean(axis=0)
+        cv2.putText(
+            canvas,
+            name,
+            (int(cx) - 10, int(cy) + 5),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            (0, 200, 255),
+            1,
+            cv2.LINE_AA,
+        )
+    labels = {"N": (0.5, 0.06), "E": (0.94, 0.5), "S": (0.5, 0.94), "W": (0.06, 0.5)}
+    for letter, point in labels.items():
+        x, y = location.to_image([point])[0]
+        cv2.putText(
+            canvas,
+            letter,
+            (int(x) - 10, int(y) + 10),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            1.0,
+            (0, 0, 255),
+            3,
+            cv2.LINE_AA,
+        )
+    return canvas
