@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--video", metavar="FILE", help="with --game: write an mp4 instead of JPEGs"
     )
     parser.add_argument("--fps", type=float, default=15.0, help="with --game: frames per second")
+    parser.add_argument(
+        "--max-turns", type=int, default=400, help="with --game: stop the game after N turns"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -54,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.style is not None and args.style not in FAMILIES:
         raise UsageError(f"unknown style {args.style!r}; families: {', '.join(FAMILIES)}")
+    if args.fps <= 0 or args.max_turns < 1:
+        raise UsageError("--fps must be positive and --max-turns at least 1")
     if args.scenes < 0:
         raise UsageError("--scenes must be 0 or more")
     resolution = _resolution(args.resolution)
@@ -87,12 +92,17 @@ def _run_stills(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
 
 def _run_game(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
     import cv2
-    from vision.synth.sequence import GameStream
 
     from setupcam.cli import UsageError
+    from vision.synth.sequence import GameStream
 
     stream = GameStream.random(
-        args.seed, family=args.style, hands=args.hands, resolution=resolution, fps=args.fps
+        args.seed,
+        family=args.style,
+        hands=args.hands,
+        resolution=resolution,
+        fps=args.fps,
+        max_turns=args.max_turns,
     )
     writer = None
     if args.video:

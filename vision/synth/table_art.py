@@ -8,7 +8,7 @@ both axes (the board is the unit square in the middle), at ``TABLE_PX`` pixels::
     >>> rng = np.random.default_rng(0)
     >>> table = table_image(sample_style("neon", rng), random_clutter(rng))
     >>> table.shape
-    (1152, 1152, 3)
+    (1400, 1400, 3)
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import numpy as np
 from vision.synth.styles import BGR, Style
 from vision.synth.textures import texture
 
-TABLE_ORIGIN = -1.75
-TABLE_SPAN = 4.5
-TABLE_PX = 1152
+TABLE_ORIGIN = -3.0
+TABLE_SPAN = 7.0
+TABLE_PX = 1400
 CLUTTER_KINDS = ("cup", "card", "pencil", "notebook", "coaster")
 
 
