@@ -50,7 +50,7 @@ MIN_BOARD_FRACTION = 0.15  # of the frame's shorter side
 DARK_MEAN = 30.0  # mean grey below which nothing can be found reliably
 MIN_SIDE_SUPPORT = 0.55  # fraction of each side that must be edge
 MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
-MIN_OUTLINE_RATIO = 1.4  # edge strength on the square outlines vs. the grid's average
+MIN_OUTLINE_RATIO = 1.15  # edge strength on the square outlines vs. the grid's average
 
 
 class BoardNotFound(Exception):
@@ -441,7 +441,8 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
     outline_ratio = along / average
     if outline_ratio < MIN_OUTLINE_RATIO:
         return 0.0
-    return symmetry
+    # Symmetry is only a bonus: tiles, text and a score track break it on real boards.
+    return float(min(1.0, (outline_ratio - 1.0) * 2.0 + max(0.0, symmetry) * 0.5))
 
 
 @dataclass
@@ -478,7 +479,7 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     )
     support = _side_support(fat_edges, q)
     min_support = support.min(axis=1)
-    margin = 2.0
+    margin = -0.02 * min(sh, sw)  # corners hugging the frame edge: the frame, not a board
     inside = np.all(
         (q[:, :, 0] > -margin)
         & (q[:, :, 0] < sw - 1 + margin)
@@ -488,8 +489,12 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     )
     big = sides.min(axis=1) >= min_side
     ratio = sides.min(axis=1) / sides.max(axis=1)
-    good = (min_support >= MIN_SIDE_SUPPORT) & big
+    good = (min_support >= MIN_SIDE_SUPPORT) & big & inside
     if not good.any():
+        if ((min_support >= MIN_SIDE_SUPPORT) & big).any():
+            raise BoardNotFound(
+                "board partly out of view: move the camera so all four corners show"
+            )
         raise BoardNotFound("no board-sized quadrilateral in view")
     # Large, well supported outlines first; the structure test picks among them.
     score = np.where(good, (0.8 + 0.2 * min_support) * np.sqrt(area), -1.0)
@@ -499,9 +504,6 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
         if score[idx] < 0:
             break
         quad = q[idx]
-        if not inside[idx]:
-            reasons.append("board partly out of view: move the camera so all four corners show")
-            continue
         if ratio[idx] < 0.45:
             reasons.append(
                 f"board too oblique: its near and far sides differ {1 / ratio[idx]:.1f}x; "
