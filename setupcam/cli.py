@@ -83,7 +83,3 @@ def _one_line(err: BaseException) -> str:
     if isinstance(err, OSError) and err.filename is not None:
         return f"{err.filename}: {err.strerror}"
     return " ".join(str(err).split())
-
-
-if __name__ == "__main__":
-    sys.exit(main())

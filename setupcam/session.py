@@ -1,0 +1,375 @@
+"""The game session: the one live game, its store, and what the table asks of it.
+
+The camera pipeline proposes plays, the dashboard records swaps, undoes turns and
+corrects squares; the session turns each request into a new game record, saves it
+before anyone sees the result, and re-derives every score from the record. A play
+the camera is unsure of waits in :attr:`GameSession.pending` until a player
+confirms it, so no uncertain score is ever committed silently::
+
+    >>> from engine import GameSetup, Seats, Position
+    >>> session = GameSession(GameStore(":memory:"))
+    >>> _ = session.new_game(GameSetup(Seats.parse("S=red,W=green"),
+    ...                       start=Position.from_json({"squares": {"b2": "5h"}})))
+    >>> outcome = session.play(Position.from_json({"squares": {"b2": "5h", "c2": "6h"}}))
+    >>> outcome.result.points, session.state.scores["red"]
+    (2, 2)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import (
+    Action,
+    GameError,
+    GameRecord,
+    GameSetup,
+    GameState,
+    Layout,
+    Position,
+    Tile,
+    Turn,
+)
+from engine.game import TurnOutcome
+from setupcam.store import GameStore
+
+
+class SessionError(ValueError):
+    """A request the game cannot take (no game, nothing to undo, bad square...)."""
+
+
+@dataclass(frozen=True)
+class PendingPlay:
+    """A play the camera saw but is not sure of: the players confirm or correct it."""
+
+    player: str
+    position: Position
+    reasons: tuple[str, ...]
+    uncertain_squares: tuple[str, ...] = ()
+    alternatives: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    """For each uncertain square, the likeliest readings with their probability."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "position": self.position.to_json(),
+            "reasons": list(self.reasons),
+            "uncertain_squares": list(self.uncertain_squares),
+            "alternatives": {
+                s: [{"tile": t, "p": round(p, 3)} for t, p in options]
+                for s, options in self.alternatives.items()
+            },
+        }
+
+
+class GameSession:
+    """The live game, thread-safe: the camera thread and web requests share it."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self.version = 0
+        self.game_id: int | None = None
+        self.record: GameRecord | None = None
+        self.state: GameState | None = None
+        self.pending: PendingPlay | None = None
+        self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- loading -------------------------------------------------------------------
+
+    def resume_latest(self) -> bool:
+        """Reopen the newest game in the store; True if there was one."""
+        with self._lock:
+            game_id = self.store.latest_game()
+            if game_id is None:
+                return False
+            self._set_record(game_id, self.store.load_record(game_id))
+            return True
+
+    def new_game(self, setup: GameSetup) -> int:
+        with self._lock:
+            if self.game_id is not None and self.state and not self.state.finished:
+                self.store.set_status(self.game_id, "abandoned")
+            game_id = self.store.create_game(setup)
+            self.pending = None
+            self._set_record(game_id, GameRecord(setup))
+            return game_id
+
+    def _set_record(self, game_id: int, record: GameRecord) -> None:
+        self.game_id = game_id
+        self.record = record
+        self.state = record.replay()
+        if self.state.finished:
+            self.store.set_status(game_id, "finished")
+        self._notify()
+
+    def _require_game(self) -> tuple[int, GameRecord, GameState]:
+        if self.game_id is None or self.record is None or self.state is None:
+            raise SessionError("no game is running: start a new game first")
+        return self.game_id, self.record, self.state
+
+    # -- turns ---------------------------------------------------------------------
+
+    def play(self, position: Position, *, source: str = "camera") -> TurnOutcome:
+        """Record a play by the player whose turn it is, with the board after it."""
+        with self._lock:
+            game_id, record, state = self._require_game()
+            player = self._next_player(state)
+            turn = Turn(player, Action.PLAY, position)
+            self.store.add_turn(game_id, len(record.turns) + 1, turn, source)
+            self.pending = None
+            self._set_record(game_id, record.with_turn(turn))
+            assert self.state is not None
+            return self.state.outcomes[-1]
+
+    def swap(self, player: str | None = None) -> TurnOutcome:
+        """Record a swap (the board does not change) by ``player`` or whoever is next."""
+        with self._lock:
+            game_id, record, state = self._require_game()
+            expected = self._next_player(state)
+            if player is not None and player != expected:
+                raise SessionError(f"it is {expected}'s turn, not {player}'s")
+            turn = Turn(expected, Action.SWAP)
+            self.store.add_turn(game_id, len(record.turns) + 1, turn, "button")
+            self._set_record(game_id, record.with_turn(turn))
+            assert self.state is not None
+            return self.state.outcomes[-1]
+
+    def undo(self) -> Turn:
+        with self._lock:
+            game_id, record, _ = self._require_game()
+            if not record.turns:
+                raise SessionError("there is no turn to undo")
+            self.store.undo_turn(game_id, len(record.turns))
+            self.store.set_status(game_id, "playing")
+            self.pending = None
+            self._set_record(game_id, record.without_last_turn())
+            return record.turns[-1]
+
+    def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
+        """Say what really lies on ``square`` after turn ``turn_number`` (default: the last play).
+
+        Later turns that still showed the misread tile on that square get the same
+        fix, and every score from that turn on is re-derived. Returns the turn fixed.
+        """
+        with self._lock:
+            game_id, record, state = self._require_game()
+            layout = state.setup.layout
+            if square not in layout.rects:
+                raise SessionError(f"unknown square {square!r}")
+            number = turn_number or _last_play_number(record)
+            if number is None:
+                raise SessionError("no play has been recorded yet; nothing to correct")
+            if not 1 <= number <= len(record.turns):
+                raise SessionError(f"there is no turn {number}")
+            turn = record.turns[number - 1]
+            if turn.position is None:
+                raise SessionError(f"turn {number} was a swap; it has no board to correct")
+            misread = turn.position[square]
+            corrected = record
+            for later in range(number, len(record.turns) + 1):
+                position = record.turns[later - 1].position
+                if position is None:
+                    continue
+                if later > number and position[square] != misread:
+                    break  # a tile was placed there since: the later reading stands
+                try:
+                    new_position = (
+                        position.place({square: tile}) if tile else _emptied(position, square)
+                    )
+                except ValueError as err:
+                    raise SessionError(str(err)) from None
+                note = f"{square}: {misread or 'empty'} -> {tile or 'empty'}"
+                self.store.correct_turn(game_id, later, position, new_position, note)
+                corrected = corrected.with_position(later, new_position)
+            self._set_record(game_id, corrected)
+            return number
+
+    def correct_start(self, position: Position) -> None:
+        """Replace the starting board (before any turn): the camera reads it at set-up."""
+        with self._lock:
+            game_id, record, _ = self._require_game()
+            if record.turns:
+                raise SessionError("the starting board can only be changed before the first turn")
+            setup = GameSetup(
+                record.setup.seats, record.setup.teams, record.setup.options, position
+            )
+            self.store.set_status(game_id, "abandoned")
+            new_id = self.store.create_game(setup)
+            self._set_record(new_id, GameRecord(setup))
+
+    # -- the camera's uncertain plays ----------------------------------------------
+
+    def propose(self, pending: PendingPlay) -> None:
+        with self._lock:
+            self.pending = pending
+            self._notify()
+
+    def confirm_pending(self, position: Position | None = None) -> TurnOutcome:
+        """Accept the pending play, with the players' corrections if they gave any."""
+        with self._lock:
+            if self.pending is None:
+                raise SessionError("there is no play waiting for confirmation")
+            return self.play(position or self.pending.position, source="confirmed")
+
+    def dismiss_pending(self) -> None:
+        with self._lock:
+            if self.pending is None:
+                raise SessionError("there is no play waiting for confirmation")
+            self.pending = None
+            self._notify()
+
+    # -- change notification -------------------------------------------------------
+
+    def set_camera_status(self, status: dict[str, Any]) -> None:
+        with self._lock:
+            if status != self.camera_status:
+                self.camera_status = status
+                self._notify()
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """Block until the version moves past ``version`` (or the timeout); return it."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != version, timeout=timeout)
+            return self.version
+
+    def _notify(self) -> None:
+        self.version += 1
+        self._changed.notify_all()
+
+    # -- views ---------------------------------------------------------------------
+
+    def _next_player(self, state: GameState) -> str:
+        if state.finished:
+            ending = state.ending
+            raise SessionError(
+                f"the game is over ({ending.winner} won after turn {ending.after_turn}); "
+                "undo the last turn or start a new game"
+                if ending
+                else "the game is over"
+            )
+        player = state.next_player
+        assert player is not None
+        return player
+
+    def state_json(self) -> dict[str, Any]:
+        """The dashboard's and the API's view (contract section 5: ``GET /api/state``)."""
+        with self._lock:
+            if self.state is None or self.record is None:
+                return {
+                    "game_id": None,
+                    "status": "no game",
+                    "players": [],
+                    "turns": [],
+                    "position": None,
+                    "camera": self.camera_status,
+                    "version": self.version,
+                }
+            state = self.state
+            setup = state.setup
+            line = setup.finish_line
+            players = [
+                {
+                    "colour": p,
+                    "edge": setup.seats.edge_of(p).value,
+                    "score": state.scores[p],
+                    "to_finish": max(0, line - state.scores[p]),
+                    "team": list(setup.teams.team_of(p)) if setup.teams else None,
+                }
+                for p in setup.turn_cycle
+            ]
+            ending = state.ending
+            return {
+                "game_id": self.game_id,
+                "status": "finished" if ending else "playing",
+                "players": players,
+                "next_player": state.next_player,
+                "finish_line": line,
+                "turns": [o.to_json() for o in state.outcomes],
+                "position": state.position.to_json(),
+                "start": setup.start.to_json(),
+                "layout": _layout_json(setup.layout),
+                "buried": sorted(str(t) for t in state.buried),
+                "in_bag": state.in_bag,
+                "in_hands": state.in_hands,
+                "ending": {
+                    "winner": ending.winner,
+                    "after_turn": ending.after_turn,
+                    "reason": ending.reason,
+                }
+                if ending
+                else None,
+                "pending": self.pending.to_json() if self.pending else None,
+                "setup": self.record.to_json() | {"turns": None},
+                "corrections": self.store.corrections(self.game_id) if self.game_id else [],
+                "camera": self.camera_status,
+                "version": self.version,
+            }
+
+    def export_json(self) -> dict[str, Any]:
+        """The game as the contract's replay JSON (``setupcam replay`` reads it back)."""
+        with self._lock:
+            _, record, _ = self._require_game()
+            return record.to_json()
+
+    def export_csv(self) -> str:
+        with self._lock:
+            _, _, state = self._require_game()
+            out = io.StringIO()
+            players = list(state.setup.turn_cycle)
+            writer = csv.writer(out)
+            writer.writerow(
+                ["turn", "player", "action", "legal", "placed", "points", "bonus", "errors"]
+                + [f"score_{p}" for p in players]
+            )
+            for o in state.outcomes:
+                r = o.result
+                writer.writerow(
+                    [
+                        o.number,
+                        o.turn.player,
+                        o.turn.action.value,
+                        r.legal if r else True,
+                        " ".join(f"{s}={t}" for s, t in r.placed.items()) if r else "",
+                        r.points if r and r.legal else 0,
+                        " ".join(f"{p}+{b}" for p, b in r.bonus.items()) if r and r.legal else "",
+                        "; ".join(r.errors) if r else "",
+                    ]
+                    + [o.scores[p] for p in players]
+                )
+            return out.getvalue()
+
+
+def _layout_json(layout: Layout) -> dict[str, Any]:
+    return {
+        "name": layout.name,
+        "squares": {
+            s: {
+                "rect": [r.x0, r.y0, r.x1, r.y1],
+                "owner": None if layout.owners[s] is None else layout.owners[s].value,  # type: ignore[union-attr]
+            }
+            for s, r in layout.rects.items()
+        },
+        "lines": sorted(sorted(line) for line in layout.lines),
+    }
+
+
+def _last_play_number(record: GameRecord) -> int | None:
+    for number in range(len(record.turns), 0, -1):
+        if record.turns[number - 1].action is Action.PLAY:
+            return number
+    return None
+
+
+def _emptied(position: Position, square: str) -> Position:
+    return Position({**position.squares, square: None}, position.layout)
+
+
+__all__ = ["GameError", "GameSession", "PendingPlay", "SessionError"]

@@ -1,0 +1,202 @@
+"""The JSON API behind every dashboard action (documented in docs/api.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from engine import (
+    GameOptions,
+    GameSetup,
+    Position,
+    PositionError,
+    Seats,
+    SeatsError,
+    Teams,
+    Tile,
+    TileError,
+)
+from setupcam.session import GameSession, SessionError
+from webui.app import CameraControl
+
+api = Blueprint("api", __name__)
+
+
+class BadRequest(Exception):
+    """A request the API refuses: answered as ``{"error": ...}`` with status 400."""
+
+
+@api.errorhandler(BadRequest)
+@api.errorhandler(SessionError)
+@api.errorhandler(PositionError)
+@api.errorhandler(SeatsError)
+@api.errorhandler(TileError)
+def bad_request(err: Exception) -> Any:
+    status = 409 if isinstance(err, SessionError) else 400
+    return jsonify(error=str(err)), status
+
+
+def _session() -> GameSession:
+    session: GameSession = current_app.extensions["setupcam.session"]
+    return session
+
+
+def _camera() -> CameraControl:
+    camera: CameraControl | None = current_app.extensions["setupcam.camera"]
+    if camera is None:
+        raise BadRequest("no camera is connected to this dashboard")
+    return camera
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if data is None:
+        if request.content_length:
+            raise BadRequest("the request body must be JSON")
+        return {}
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return data
+
+
+def _position(data: Any, where: str) -> Position:
+    layout = _session().state.setup.layout if _session().state else None
+    return Position.from_json(data, layout, origin=where)
+
+
+@api.get("/state")
+def state() -> Any:
+    return jsonify(_session().state_json())
+
+
+@api.get("/games")
+def games() -> Any:
+    return jsonify(games=[g.__dict__ for g in _session().store.games()])
+
+
+@api.post("/games")
+def new_game() -> Any:
+    """Start a game: ``{"seats": {"S": "red", ...}, "teams": null, "options": {}, "start": P}``."""
+    body = _body()
+    seats = Seats.from_json(body.get("seats"))
+    teams_data = body.get("teams")
+    teams = None if not teams_data else Teams.from_pairs(teams_data, seats)
+    options = body.get("options") or {}
+    if not isinstance(options, dict) or not isinstance(options.get("equal_turns", False), bool):
+        raise BadRequest("options.equal_turns must be true or false")
+    start_data = body.get("start")
+    if start_data is None:
+        reading = current_app.extensions["setupcam.camera"]
+        seen = reading.current_reading() if reading is not None else None
+        start = Position.from_json(seen) if seen else Position.empty()
+    else:
+        start = Position.from_json(start_data, origin="start")
+    setup = GameSetup(
+        seats, teams, GameOptions(equal_turns=options.get("equal_turns", False)), start
+    )
+    game_id = _session().new_game(setup)
+    return jsonify(game_id=game_id, state=_session().state_json()), 201
+
+
+@api.post("/play")
+def play() -> Any:
+    """Record a play by hand: ``{"position": {"squares": {...}}}`` (the board after it)."""
+    body = _body()
+    if "position" not in body:
+        raise BadRequest("give the board after the play as 'position'")
+    outcome = _session().play(_position(body["position"], "position"), source="manual")
+    return jsonify(turn=outcome.to_json(), state=_session().state_json())
+
+
+@api.post("/swap")
+def swap() -> Any:
+    player = _body().get("player")
+    if player is not None and not isinstance(player, str):
+        raise BadRequest("'player' must be a colour name")
+    outcome = _session().swap(player)
+    return jsonify(turn=outcome.to_json(), state=_session().state_json())
+
+
+@api.post("/undo")
+def undo() -> Any:
+    turn = _session().undo()
+    return jsonify(
+        undone={"player": turn.player, "action": turn.action.value}, state=_session().state_json()
+    )
+
+
+@api.post("/correct")
+def correct() -> Any:
+    """Fix a square: ``{"square": "b2", "tile": "6♥" | null, "turn": N (optional)}``."""
+    body = _body()
+    square = body.get("square")
+    if not isinstance(square, str):
+        raise BadRequest("'square' must be a square name such as b2")
+    text = body.get("tile")
+    if text is not None and not isinstance(text, str):
+        raise BadRequest("'tile' must be a tile such as 6♥ or 6H, or null for an empty square")
+    tile = Tile.parse(text) if text else None
+    turn = body.get("turn")
+    if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool)):
+        raise BadRequest("'turn' must be a turn number")
+    number = _session().correct(square, tile, turn)
+    return jsonify(corrected_turn=number, state=_session().state_json())
+
+
+@api.post("/pending/confirm")
+def confirm_pending() -> Any:
+    body = _body()
+    position = _position(body["position"], "position") if body.get("position") else None
+    outcome = _session().confirm_pending(position)
+    return jsonify(turn=outcome.to_json(), state=_session().state_json())
+
+
+@api.post("/pending/dismiss")
+def dismiss_pending() -> Any:
+    _session().dismiss_pending()
+    return jsonify(state=_session().state_json())
+
+
+@api.get("/export.json")
+def export_json() -> Any:
+    response = jsonify(_session().export_json())
+    response.headers["Content-Disposition"] = "attachment; filename=setupcam-game.json"
+    return response
+
+
+@api.get("/export.csv")
+def export_csv() -> Any:
+    return Response(
+        _session().export_csv(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": "attachment; filename=setupcam-game.csv"},
+    )
+
+
+@api.get("/calibration")
+def calibration() -> Any:
+    camera = _camera()
+    return jsonify(corners=camera.board_corners())
+
+
+@api.post("/calibration/corners")
+def set_corners() -> Any:
+    corners = _body().get("corners")
+    if (
+        not isinstance(corners, list)
+        or len(corners) != 4
+        or not all(
+            isinstance(c, list) and len(c) == 2 and all(isinstance(v, int | float) for v in c)
+            for c in corners
+        )
+    ):
+        raise BadRequest("'corners' must be four [x, y] pixel points: NW, NE, SE, SW")
+    _camera().set_board_corners([[float(x), float(y)] for x, y in corners])
+    return jsonify(corners=_camera().board_corners())
+
+
+@api.post("/calibration/save")
+def save_calibration() -> Any:
+    path = _camera().save_calibration()
+    return jsonify(saved=path)

@@ -1,0 +1,107 @@
+// The calibration page: drag the four board corners over the camera frame; the
+// layout's squares and lines are drawn through the homography they define.
+"use strict";
+
+(() => {
+  const img = document.getElementById("calib-image");
+  const svg = document.getElementById("calib-overlay");
+  const message = document.getElementById("calib-message");
+  const NAMES = ["NW", "NE", "SE", "SW"];
+  let corners = null;
+  let layout = null;
+  let dragging = -1;
+
+  // Homography from the unit square to the four corners (projective mapping).
+  function homography(c) {
+    const [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = c;
+    const dx1 = x1 - x2, dx2 = x3 - x2, dx3 = x0 - x1 + x2 - x3;
+    const dy1 = y1 - y2, dy2 = y3 - y2, dy3 = y0 - y1 + y2 - y3;
+    const den = dx1 * dy2 - dx2 * dy1;
+    const g = (dx3 * dy2 - dx2 * dy3) / den, h = (dx1 * dy3 - dx3 * dy1) / den;
+    const a = x1 - x0 + g * x1, b = x3 - x0 + h * x3, cc = x0;
+    const d = y1 - y0 + g * y1, e = y3 - y0 + h * y3, f = y0;
+    return (u, v) => {
+      const w = g * u + h * v + 1;
+      return [(a * u + b * v + cc) / w, (d * u + e * v + f) / w];
+    };
+  }
+
+  function draw() {
+    svg.replaceChildren();
+    if (!corners || !img.naturalWidth) return;
+    svg.setAttribute("viewBox", `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
+    const NS = "http://www.w3.org/2000/svg";
+    const map = homography(corners);
+    const poly = (pts, cls) => {
+      const p = document.createElementNS(NS, "polygon");
+      p.setAttribute("points", pts.map((q) => q.join(",")).join(" "));
+      p.setAttribute("class", cls);
+      svg.appendChild(p);
+    };
+    poly(corners, "calib-outline");
+    if (layout) {
+      for (const sq of Object.values(layout.squares)) {
+        const [x0, y0, x1, y1] = sq.rect;
+        poly([map(x0, y0), map(x1, y0), map(x1, y1), map(x0, y1)], "calib-square");
+      }
+      for (const [a, b] of layout.lines) {
+        const ca = layout.squares[a].rect, cb = layout.squares[b].rect;
+        const p = map((ca[0] + ca[2]) / 2, (ca[1] + ca[3]) / 2), q = map((cb[0] + cb[2]) / 2, (cb[1] + cb[3]) / 2);
+        const line = document.createElementNS(NS, "line");
+        Object.entries({ x1: p[0], y1: p[1], x2: q[0], y2: q[1], class: "calib-line" }).forEach(([k, v]) => line.setAttribute(k, v));
+        svg.appendChild(line);
+      }
+    }
+    corners.forEach(([x, y], i) => {
+      const handle = document.createElementNS(NS, "circle");
+      Object.entries({ cx: x, cy: y, r: 12, class: "calib-handle", "data-corner": NAMES[i] }).forEach(([k, v]) => handle.setAttribute(k, v));
+      handle.addEventListener("pointerdown", (e) => { dragging = i; svg.setPointerCapture(e.pointerId); });
+      svg.appendChild(handle);
+      const label = document.createElementNS(NS, "text");
+      Object.entries({ x: x + 14, y: y - 14, class: "calib-label" }).forEach(([k, v]) => label.setAttribute(k, v));
+      label.textContent = NAMES[i];
+      svg.appendChild(label);
+    });
+  }
+
+  svg.addEventListener("pointermove", (e) => {
+    if (dragging < 0) return;
+    const pt = svg.createSVGPoint();
+    pt.x = e.clientX; pt.y = e.clientY;
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    corners[dragging] = [p.x, p.y];
+    draw();
+  });
+  svg.addEventListener("pointerup", () => { dragging = -1; });
+
+  async function load() {
+    try {
+      const [cal, state] = await Promise.all([
+        setupcam.api("GET", "/api/calibration"), setupcam.api("GET", "/api/state"),
+      ]);
+      layout = state.layout || null;
+      setupcam.showCamera(state.camera);
+      corners = cal.corners || [[100, 100], [400, 100], [400, 400], [100, 400]];
+      message.textContent = cal.corners ? "" : "The board was not found: drag the corners onto it.";
+      draw();
+    } catch (e) { /* banner shown */ }
+  }
+
+  img.addEventListener("load", draw);
+  document.getElementById("calib-refresh").addEventListener("click", () => {
+    img.src = "/frame.jpg?raw=1&t=" + Date.now();
+  });
+  document.getElementById("calib-apply").addEventListener("click", async () => {
+    try {
+      await setupcam.api("POST", "/api/calibration/corners", { corners });
+      message.textContent = "Corners in use.";
+    } catch (e) { /* banner */ }
+  });
+  document.getElementById("calib-save").addEventListener("click", async () => {
+    try {
+      const r = await setupcam.api("POST", "/api/calibration/save", {});
+      message.textContent = "Saved to " + r.saved;
+    } catch (e) { /* banner */ }
+  });
+  load();
+})();

@@ -1,0 +1,54 @@
+// Shared helpers: API calls (with the access token when the dashboard is shared),
+// the error banner and the camera status in the top bar.
+"use strict";
+
+const setupcam = (() => {
+  const params = new URLSearchParams(window.location.search);
+  if (params.get("token")) localStorage.setItem("setupcam-token", params.get("token"));
+  const token = () => localStorage.getItem("setupcam-token");
+
+  async function api(method, path, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (token()) headers["X-Setupcam-Token"] = token();
+    const response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = null; }
+    if (!response.ok) {
+      const message = (data && data.error) || `${response.status} ${response.statusText}`;
+      showError(message);
+      throw new Error(message);
+    }
+    hideError();
+    return data;
+  }
+
+  function showError(message) {
+    const banner = document.getElementById("error-banner");
+    if (!banner) return;
+    banner.textContent = message;
+    banner.hidden = false;
+  }
+
+  function hideError() {
+    const banner = document.getElementById("error-banner");
+    if (banner) banner.hidden = true;
+  }
+
+  function showCamera(camera) {
+    const el = document.getElementById("camera-status");
+    if (!el || !camera) return;
+    el.dataset.state = camera.state || "unknown";
+    el.textContent = "camera: " + (camera.message || camera.state);
+  }
+
+  const SUIT_COLOURS = { "♥": "#c62828", "♦": "#c62828", "★": "#b8860b", "♣": "#222", "♠": "#222" };
+  const PLAYER_COLOURS = {
+    red: "#d32f2f", green: "#2e7d32", yellow: "#f9a825", purple: "#7b1fa2",
+    blue: "#1565c0", orange: "#ef6c00", black: "#212121", white: "#9e9e9e",
+  };
+  const playerColour = (name) => PLAYER_COLOURS[name] || "#555";
+
+  return { api, showError, hideError, showCamera, SUIT_COLOURS, playerColour };
+})();

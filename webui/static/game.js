@@ -1,0 +1,214 @@
+// The game page: follows the state over server-sent events and renders the
+// scoreboard, the turn log, the chart, the bonus alert and the dialogs.
+"use strict";
+
+(() => {
+  let state = null;
+  let lastTurnCount = null;
+  let bonusTimer = null;
+
+  const $ = (id) => document.getElementById(id);
+
+  function describeTurn(t) {
+    if (t.action === "swap") return `${t.player} swapped tiles.`;
+    const placed = Object.entries(t.placed).map(([s, tile]) => `${tile} on ${s}`).join(", ");
+    if (!t.legal) return `${t.player} placed ${placed || "nothing"}: not a legal play (${t.errors.join("; ")}); taken back, no points.`;
+    const sets = t.sets.map((s) => s.join(" ")).join(" | ");
+    const bonus = Object.entries(t.bonus).map(([p, b]) => `${p} +${b}`).join(", ");
+    return `${t.player} placed ${placed}: ${t.points} point${t.points === 1 ? "" : "s"}` +
+      (sets ? ` (sets: ${sets})` : "") + (bonus ? `; bonus: ${bonus}` : "") + ".";
+  }
+
+  function renderScoreboard() {
+    const body = $("scoreboard").querySelector("tbody");
+    body.replaceChildren();
+    for (const p of state.players) {
+      const row = document.createElement("tr");
+      row.dataset.player = p.colour;
+      if (p.colour === state.next_player) row.classList.add("to-play");
+      row.innerHTML = `<td><span class="pawn"></span></td><td class="name"></td>` +
+        `<td class="score"></td><td class="to-finish"></td>`;
+      row.querySelector(".pawn").style.background = setupcam.playerColour(p.colour);
+      row.querySelector(".name").textContent = p.colour + (p.team ? ` (team ${p.team.join("+")})` : "");
+      row.querySelector(".score").textContent = p.score;
+      row.querySelector(".to-finish").textContent = p.to_finish ? `${p.to_finish} to go` : "finish!";
+      body.appendChild(row);
+    }
+    const info = $("turn-info");
+    if (state.status === "no game") info.textContent = "No game yet: press New game.";
+    else if (state.ending) info.textContent = "The game is over.";
+    else info.textContent = `${state.next_player} to play. Finish line: ${state.finish_line}. ` +
+      `Tiles in the bag: ${state.in_bag}; buried under stacks: ${state.buried.length}.`;
+  }
+
+  function renderLog() {
+    const log = $("turn-log");
+    log.replaceChildren();
+    for (const t of [...state.turns].reverse()) {
+      const item = document.createElement("li");
+      item.value = t.turn;
+      item.className = t.action === "swap" ? "swap" : t.legal ? "play" : "illegal";
+      item.style.borderLeftColor = setupcam.playerColour(t.player);
+      item.textContent = describeTurn(t);
+      log.appendChild(item);
+    }
+  }
+
+  function renderChart() {
+    const svg = $("chart");
+    svg.replaceChildren();
+    const NS = "http://www.w3.org/2000/svg";
+    const turns = state.turns;
+    const W = 300, H = 120, pad = 14;
+    const top = Math.max(state.finish_line || 10, ...state.players.map((p) => p.score));
+    const x = (i) => pad + (W - 2 * pad) * (turns.length ? i / turns.length : 0);
+    const y = (v) => H - pad - (H - 2 * pad) * (v / top);
+    const line = document.createElementNS(NS, "line");
+    Object.entries({ x1: pad, x2: W - pad, y1: y(state.finish_line || top), y2: y(state.finish_line || top), class: "finish" })
+      .forEach(([k, v]) => line.setAttribute(k, v));
+    svg.appendChild(line);
+    for (const p of state.players) {
+      const points = [[x(0), y(0)], ...turns.map((t, i) => [x(i + 1), y(t.scores[p.colour])])];
+      const path = document.createElementNS(NS, "polyline");
+      path.setAttribute("points", points.map((pt) => pt.join(",")).join(" "));
+      path.setAttribute("stroke", setupcam.playerColour(p.colour));
+      path.setAttribute("class", "score-line");
+      path.dataset.player = p.colour;
+      svg.appendChild(path);
+    }
+  }
+
+  function renderBonus() {
+    const count = state.turns.length;
+    const fresh = lastTurnCount !== null && count > lastTurnCount;
+    lastTurnCount = count;
+    if (!fresh) return;
+    const t = state.turns[count - 1];
+    const alert = $("bonus-alert");
+    const entries = Object.entries(t.bonus || {});
+    if (!t.legal || !entries.length) { alert.hidden = true; return; }
+    alert.replaceChildren();
+    for (const [player, bonus] of entries) {
+      const line = document.createElement("div");
+      line.textContent = `${player[0].toUpperCase() + player.slice(1)} +${bonus}: move your pawn!`;
+      line.style.color = setupcam.playerColour(player);
+      alert.appendChild(line);
+    }
+    alert.hidden = false;
+    clearTimeout(bonusTimer);
+    bonusTimer = setTimeout(() => { alert.hidden = true; }, 12000);
+  }
+
+  function renderPending() {
+    const box = $("pending");
+    const p = state.pending;
+    if (!p) { box.hidden = true; return; }
+    $("pending-text").textContent = `${p.player}'s play: ${p.reasons.join("; ")}.`;
+    const holder = $("pending-squares");
+    holder.replaceChildren();
+    for (const square of p.uncertain_squares) {
+      const label = document.createElement("label");
+      label.textContent = `${square}: `;
+      const select = document.createElement("select");
+      select.dataset.square = square;
+      for (const option of p.alternatives[square] || []) {
+        const o = document.createElement("option");
+        o.value = option.tile === null ? "" : option.tile;
+        o.textContent = `${option.tile === null ? "empty" : option.tile} (${Math.round(option.p * 100)}%)`;
+        select.appendChild(o);
+      }
+      const current = p.position.squares[square];
+      select.value = current === null ? "" : current;
+      label.appendChild(select);
+      holder.appendChild(label);
+    }
+    box.hidden = false;
+  }
+
+  function renderEnding() {
+    const box = $("game-over");
+    if (!state.ending) { box.hidden = true; return; }
+    $("game-over-title").textContent = `${state.ending.winner} wins!`;
+    $("game-over-reason").textContent = `${state.ending.reason}. Game over after turn ${state.ending.after_turn}.`;
+    box.hidden = false;
+  }
+
+  function render() {
+    setupcam.showCamera(state.camera);
+    renderScoreboard();
+    boardDiagram.draw($("board"), state, openCorrection);
+    renderLog();
+    renderChart();
+    renderBonus();
+    renderPending();
+    renderEnding();
+    document.body.dataset.version = state.version;
+    document.body.dataset.turns = state.turns.length;
+  }
+
+  function openCorrection(square, tile) {
+    if (!state || state.status === "no game") return;
+    const dialog = $("correct-dialog");
+    $("correct-square").textContent = square;
+    dialog.dataset.square = square;
+    const form = $("correct-form");
+    form.value.value = tile ? tile.slice(0, -1) : "";
+    if (tile) form.suit.value = { "★": "X", "♥": "H", "♦": "D", "♣": "C", "♠": "S" }[tile.slice(-1)];
+    dialog.showModal();
+  }
+
+  $("correct-form").addEventListener("submit", async (e) => {
+    if (e.submitter && e.submitter.value === "cancel") return;
+    const form = e.target;
+    const square = $("correct-dialog").dataset.square;
+    const tile = form.value.value ? form.value.value + form.suit.value : null;
+    try { await setupcam.api("POST", "/api/correct", { square, tile }); } catch (err) { /* banner shown */ }
+  });
+
+  $("new-game-button").addEventListener("click", () => $("new-game-dialog").showModal());
+  $("new-game-form").addEventListener("submit", async (e) => {
+    if (e.submitter && e.submitter.value === "cancel") return;
+    const f = e.target;
+    const seats = {};
+    for (const edge of ["S", "W", "N", "E"]) if (f[edge].value.trim()) seats[edge] = f[edge].value.trim();
+    let teams = null;
+    if (f.teams.checked) {
+      const a = f.team_a.value.split("+").map((s) => s.trim());
+      const b = Object.values(seats).filter((c) => !a.includes(c));
+      teams = [a, b];
+    }
+    try {
+      await setupcam.api("POST", "/api/games", { seats, teams, options: { equal_turns: f.equal_turns.checked } });
+    } catch (err) { /* banner shown */ }
+  });
+
+  async function swap() { try { await setupcam.api("POST", "/api/swap", {}); } catch (e) { /* banner */ } }
+  async function undo() { try { await setupcam.api("POST", "/api/undo", {}); } catch (e) { /* banner */ } }
+  $("swap-button").addEventListener("click", swap);
+  $("undo-button").addEventListener("click", undo);
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest("input, select, textarea, dialog")) return;
+    if (e.key === "s" || e.key === "S") swap();
+    if (e.key === "u" || e.key === "U") undo();
+  });
+
+  $("pending-confirm").addEventListener("click", async () => {
+    const position = JSON.parse(JSON.stringify(state.pending.position));
+    for (const select of $("pending-squares").querySelectorAll("select")) {
+      position.squares[select.dataset.square] = select.value || null;
+    }
+    try { await setupcam.api("POST", "/api/pending/confirm", { position }); } catch (e) { /* banner */ }
+  });
+  $("pending-dismiss").addEventListener("click", async () => {
+    try { await setupcam.api("POST", "/api/pending/dismiss", {}); } catch (e) { /* banner */ }
+  });
+
+  function connect() {
+    const source = new EventSource("/api/events");
+    source.addEventListener("state", (e) => { state = JSON.parse(e.data); render(); });
+    source.onerror = () => {
+      setupcam.showCamera({ state: "offline", message: "dashboard lost the server; retrying" });
+    };
+  }
+  connect();
+})();
