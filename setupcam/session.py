@@ -79,6 +79,8 @@ class GameSession:
         self.record: GameRecord | None = None
         self.state: GameState | None = None
         self.pending: PendingPlay | None = None
+        self.dismissed: set[Position] = set()
+        """Boards the players said were not a play (until the next turn)."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
         self._listeners: list[Callable[[], None]] = []
 
@@ -103,6 +105,8 @@ class GameSession:
             return game_id
 
     def _set_record(self, game_id: int, record: GameRecord) -> None:
+        if record != self.record:
+            self.dismissed = set()
         self.game_id = game_id
         self.record = record
         self.state = record.replay()
@@ -223,6 +227,7 @@ class GameSession:
         with self._lock:
             if self.pending is None:
                 raise SessionError("there is no play waiting for confirmation")
+            self.dismissed.add(self.pending.position)
             self.pending = None
             self._notify()
 

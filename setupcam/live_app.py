@@ -1,0 +1,219 @@
+"""The wiring of the live app: source -> pipeline -> session -> dashboard.
+
+:func:`build_live_app` puts the parts together for ``setupcam demo`` and
+``setupcam serve``; :class:`SessionLink` is how the pipeline's decisions reach the
+game; :class:`SimulatedPlayers` is the demo's table: the simulated players press
+New game, Swap and Confirm as people would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from engine import GameSetup, Layout, Seats
+from setupcam.session import GameSession, PendingPlay, SessionError
+from setupcam.store import GameStore
+from vision.decoder import Decision, GameContext
+from vision.pipeline import FrameReport, LivePipeline, PipelineRunner, start_position
+from vision.sources import FrameSource, SourceFrame
+from webui import create_app
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def data_dir() -> Path:
+    """Where setupcam keeps its games and enrolment: ``$SETUPCAM_HOME`` or ~/.local/share."""
+    home = os.environ.get("SETUPCAM_HOME")
+    return Path(home) if home else Path.home() / ".local" / "share" / "setupcam"
+
+
+class SessionLink:
+    """The pipeline's view of the game session."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+
+    def context(self) -> GameContext | None:
+        with self.session._lock:
+            state = self.session.state
+            if state is None or state.finished or self.session.pending is not None:
+                return None
+            player = state.next_player
+            assert player is not None
+            return GameContext(
+                state.position,
+                state.buried,
+                state.setup.seats,
+                player,
+                state.setup.options.max_tiles,
+            )
+
+    def on_decision(self, decision: Decision) -> None:
+        session = self.session
+        with session._lock:
+            if decision.position in session.dismissed or session.state is None:
+                return
+            if session.state.finished or session.pending is not None:
+                return
+            player = session.state.next_player
+            assert player is not None
+            try:
+                if decision.kind == "play":
+                    session.play(decision.position, source="camera")
+                elif decision.kind == "ask":
+                    session.propose(
+                        PendingPlay(
+                            player,
+                            decision.position,
+                            decision.reasons,
+                            decision.uncertain_squares,
+                            {s: list(options) for s, options in decision.alternatives.items()},
+                        )
+                    )
+            except SessionError:
+                pass  # the game moved on between the view and the decision
+
+
+class SimulatedPlayers:
+    """The demo's players: they start each simulated game, press Swap when they swap,
+    and answer the app's questions about unsure plays (truthfully, after a moment)."""
+
+    ANSWER_AFTER_S = 2.0
+
+    def __init__(self, session: GameSession, pipeline: LivePipeline) -> None:
+        self.session = session
+        self.pipeline = pipeline
+        self.seats: Seats | None = None
+        self._waiting_for_start = False
+        self._pending_since: float | None = None
+
+    def on_frame(self, frame: SourceFrame, report: FrameReport) -> None:
+        for event in frame.events:
+            if event.kind == "game_start":
+                self.seats = Seats.parse(event.action)
+                self._waiting_for_start = True
+            elif event.kind == "turn_start" and event.action == "swap":
+                state = self.session.state
+                if state is not None and state.next_player == event.player:
+                    self.session.swap(event.player)
+        view = self.pipeline.stability.current_view
+        if self._waiting_for_start and self.seats is not None and view is not None:
+            start = start_position(view, self.pipeline.layout)
+            self.session.new_game(GameSetup(self.seats, start=start))
+            self._waiting_for_start = False
+        self._answer_questions(frame)
+
+    def _answer_questions(self, frame: SourceFrame) -> None:
+        if self.session.pending is None:
+            self._pending_since = None
+            return
+        if self._pending_since is None:
+            self._pending_since = frame.time
+        elif frame.time - self._pending_since >= self.ANSWER_AFTER_S and frame.truth is not None:
+            with contextlib.suppress(SessionError):
+                self.session.confirm_pending(frame.truth.position)
+            self._pending_since = None
+
+
+@dataclass
+class LiveApp:
+    """Everything ``demo`` and ``serve`` run: the Flask app, the session, the pipeline."""
+
+    app: Flask
+    session: GameSession
+    runner: PipelineRunner
+    token: str | None
+
+    def serve(self, host: str, port: int) -> None:
+        """Run the pipeline thread and the web server until Ctrl-C."""
+        server = self.make_server(host, port)
+        self.runner.start()
+        try:
+            server.serve_forever()
+        finally:
+            self.runner.stop()
+            server.server_close()
+
+    def make_server(self, host: str, port: int) -> BaseWSGIServer:
+        return make_server(host, port, self.app, threaded=True)
+
+
+def build_live_app(
+    source: FrameSource,
+    *,
+    host: str = "127.0.0.1",
+    db_path: str | Path | None = None,
+    model_path: str | None = None,
+    enrollment_path: str | None = None,
+    calibration_path: str | None = None,
+    layout_path: str | None = None,
+    simulated_players: bool = False,
+    resume: bool = True,
+) -> LiveApp:
+    """Wire a source to a new pipeline, a session on the game store, and the dashboard."""
+    from calibration.camera_file import load_calibration
+    from vision.recognizer import TileRecognizer, default_enrollment_path
+
+    layout = Layout.load(layout_path) if layout_path else Layout.load()
+    store = GameStore(db_path or data_dir() / "games.sqlite")
+    session = GameSession(store)
+    if resume:
+        session.resume_latest()
+    if enrollment_path is None and default_enrollment_path().is_file():
+        enrollment_path = str(default_enrollment_path())
+    recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1)
+    calibration = None
+    if calibration_path is not None and Path(calibration_path).is_file():
+        calibration = load_calibration(calibration_path)
+    pipeline = LivePipeline(recognizer, layout, calibration=calibration, link=SessionLink(session))
+    players = SimulatedPlayers(session, pipeline) if simulated_players else None
+    runner = PipelineRunner(
+        source,
+        pipeline,
+        calibration_path=calibration_path,
+        on_status=session.set_camera_status,
+        on_frame=players.on_frame if players else None,
+    )
+    token = None if host in LOCAL_HOSTS else secrets.token_urlsafe(16)
+    app = create_app(session, runner, token=token)
+    return LiveApp(app, session, runner, token)
+
+
+def announce(host: str, port: int, token: str | None) -> str:
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    url = f"http://{shown}:{port}/"
+    if token:
+        return (
+            f"setupcam dashboard: {url}?token={token}\n"
+            "  (shared on the network: anyone can watch; changes need this link's token)"
+        )
+    return f"setupcam dashboard: {url}  (Ctrl-C to stop; the game is saved at every turn)"
+
+
+def run_until_interrupted(live: LiveApp, host: str, port: int) -> int:
+    try:
+        server = live.make_server(host, port)
+    except OSError as err:
+        raise OSError(err.errno, f"cannot listen on {host}:{port} ({err.strerror})") from None
+    print(announce(host, port, live.token), flush=True)
+    live.runner.start()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print("\nsetupcam: stopping; the game is saved.", flush=True)
+    finally:
+        server.shutdown()
+        live.runner.stop()
+    return 0

@@ -1,0 +1,321 @@
+"""The live pipeline: one camera frame in, the game's view of it out.
+
+Explicit stages, each testable alone (as in chesscog): undistort, locate the
+board, read the squares, detect motion and hands, wait for a steady view, decide
+the position under the game's constraints. :meth:`LivePipeline.process` runs
+them on one frame; :class:`PipelineRunner` runs them on a source in a
+background thread and serves the dashboard's camera view.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, manual_board
+from calibration.camera_file import Calibration, save_calibration, undistort
+from engine import ALL_TILES, Layout, Position
+from vision.annotate import annotate, reading_text
+from vision.decoder import COVERED, EMPTY, Decision, GameContext, decode
+from vision.motion import MotionDetector
+from vision.recognizer import Reading, TileRecognizer
+from vision.sources import FrameSource, SourceFrame
+from vision.stability import SETTLE_S, StabilityTracker, StableView
+
+COVERED_SHARE = 0.3
+"""A square whose "covered" probability passes this counts as under a hand."""
+
+
+class GameLink(Protocol):
+    """What the pipeline needs from the game: the context to decode against, and
+    somewhere to send its decisions (the session, or the evaluation harness)."""
+
+    def context(self) -> GameContext | None: ...
+
+    def on_decision(self, decision: Decision) -> None: ...
+
+
+@dataclass
+class FrameReport:
+    """Everything one frame produced, for the dashboard, the tests and the evaluation."""
+
+    time: float
+    location: BoardLocation | None
+    readings: dict[str, Reading] | None
+    obstructed: bool
+    motion: float
+    view: StableView | None = None
+    decision: Decision | None = None
+    board_state: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total_ms(self) -> float:
+        return sum(self.timings_ms.values())
+
+
+class LivePipeline:
+    """The per-frame stages. Not thread-safe: one thread feeds it frames."""
+
+    def __init__(
+        self,
+        recognizer: TileRecognizer,
+        layout: Layout | None = None,
+        *,
+        calibration: Calibration | None = None,
+        look: BoardLook | None = None,
+        settle_s: float = SETTLE_S,
+        link: GameLink | None = None,
+    ) -> None:
+        self.recognizer = recognizer
+        self.layout = layout or Layout.load()
+        self.calibration = calibration
+        initial = None
+        if calibration is not None and calibration.board_corners is not None:
+            initial = manual_board(calibration.board_corners)
+        self.board = BoardTracker(self.layout, look=look, initial=initial)
+        self.motion = MotionDetector()
+        self.stability = StabilityTracker(settle_s)
+        self.link = link
+        self.last_decision: Decision | None = None
+        self._decided: GameContext | None = None
+
+    def set_board_corners(self, corners: Any) -> None:
+        """Register the board by hand (the dashboard's drag handles)."""
+        self.board.reset(manual_board(corners))
+        self.motion.reset()
+        self.stability.reset()
+
+    def process(self, image: np.ndarray, now: float) -> FrameReport:
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+
+        def lap(stage: str) -> None:
+            nonlocal clock
+            t = time.perf_counter()
+            timings[stage] = (t - clock) * 1000
+            clock = t
+
+        if self.calibration is not None and self.calibration.has_lens:
+            image = undistort(image, self.calibration)
+            lap("undistort")
+        location = self.board.update(image)
+        lap("locate")
+        if location is None:
+            self.motion.reset()
+            self.stability.reset()
+            return FrameReport(
+                now, None, None, True, 0.0, board_state=self.board.state, timings_ms=timings
+            )
+        readings = self.recognizer.read_board(image, location.corners, self.layout)
+        lap("read")
+        moving = self.motion.update(image, location.corners)
+        covered = any(r.probabilities[COVERED] > COVERED_SHARE for r in readings.values())
+        obstructed = moving or covered
+        lap("motion")
+        probabilities = {s: r.probabilities for s, r in readings.items()}
+        view = self.stability.update(now, probabilities, obstructed)
+        decision = self._decide(view)
+        lap("decide")
+        return FrameReport(
+            now,
+            location,
+            readings,
+            obstructed,
+            self.motion.level,
+            view,
+            decision,
+            self.board.state,
+            timings,
+        )
+
+    def _decide(self, new_view: StableView | None) -> Decision | None:
+        """Decode a new steady view, or the current one again when the game moved on
+        (a confirmed, dismissed or corrected play) while the board stayed still."""
+        view = new_view or self.stability.current_view
+        if view is None or self.link is None:
+            return None
+        context = self.link.context()
+        if context is None or (new_view is None and context == self._decided):
+            return None
+        self._decided = context
+        decision = decode(view.probabilities, context)
+        self.last_decision = decision
+        if decision.kind != "unchanged":
+            self.link.on_decision(decision)
+        return decision
+
+
+def start_position(view: StableView, layout: Layout) -> Position:
+    """The board from a steady view, without the game's help (a new game's start):
+    each tile on at most one square, the square where it is likeliest."""
+    best: dict[int, tuple[float, str]] = {}
+    for square, probs in view.probabilities.items():
+        index = int(np.argmax(probs[: EMPTY + 1]))
+        if index != EMPTY and (index not in best or best[index][0] < probs[index]):
+            best[index] = (float(probs[index]), square)
+    return Position({square: ALL_TILES[i] for i, (_, square) in best.items()}, layout)
+
+
+class PipelineRunner:
+    """Runs a :class:`LivePipeline` on a source in a background thread.
+
+    It is also the dashboard's camera control: latest images, board corners,
+    saving the calibration, the current reading for a new game's start.
+    """
+
+    def __init__(
+        self,
+        source: FrameSource,
+        pipeline: LivePipeline,
+        *,
+        calibration_path: str | None = None,
+        on_status: Callable[[dict[str, Any]], None] | None = None,
+        on_frame: Callable[[SourceFrame, FrameReport], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.pipeline = pipeline
+        self.calibration_path = calibration_path
+        self.on_status = on_status
+        self.on_frame = on_frame
+        self._lock = threading.Lock()
+        self._image: np.ndarray | None = None
+        self._report: FrameReport | None = None
+        self._jpeg_cache: dict[bool, tuple[int, bytes]] = {}
+        self._frame_no = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.frame_ms: list[float] = []
+
+    # -- the thread ----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="setupcam-pipeline", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.source.close()
+
+    def run(self) -> None:
+        for frame in self.source:
+            if self._stop.is_set():
+                break
+            self.step(frame)
+        self._report_status(final=True)
+
+    def step(self, frame: SourceFrame) -> FrameReport:
+        started = time.perf_counter()
+        report = self.pipeline.process(frame.image, frame.time)
+        self.frame_ms.append((time.perf_counter() - started) * 1000)
+        if len(self.frame_ms) > 2000:
+            del self.frame_ms[:1000]
+        with self._lock:
+            self._image, self._report = frame.image, report
+            self._frame_no += 1
+        if self.on_frame is not None:
+            self.on_frame(frame, report)
+        self._report_status()
+        return report
+
+    def _report_status(self, final: bool = False) -> None:
+        if self.on_status is None:
+            return
+        report = self._report
+        source = self.source.status
+        if source.get("state") in ("reconnecting", "lost", "ended") or report is None:
+            status = dict(source)
+        elif report.location is None:
+            status = {
+                "state": "lost",
+                "message": f"board not found: {report.board_state.removeprefix('lost: ')}",
+            }
+        elif report.obstructed:
+            status = {"state": "tracking", "message": "hands over the board: waiting"}
+        else:
+            status = {"state": "tracking", "message": "watching the board"}
+        if self.frame_ms:
+            status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
+        self.on_status(status)
+
+    # -- the dashboard's camera control --------------------------------------------
+
+    def latest_jpeg(self, annotated: bool = True) -> bytes | None:
+        with self._lock:
+            image, report, number = self._image, self._report, self._frame_no
+            cached = self._jpeg_cache.get(annotated)
+        if image is None or report is None:
+            return None
+        if cached and cached[0] == number:
+            return cached[1]
+        if annotated:
+            image = self._draw(image, report)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if not ok:
+            return None
+        jpeg = data.tobytes()
+        with self._lock:
+            self._jpeg_cache[annotated] = (number, jpeg)
+        return jpeg
+
+    def _draw(self, image: np.ndarray, report: FrameReport) -> np.ndarray:
+        layout = self.pipeline.layout
+        quads = report.location.square_quads(layout) if report.location else None
+        texts = None
+        if report.readings is not None:
+            texts = {}
+            for square, reading in report.readings.items():
+                kind = (
+                    "blocked"
+                    if reading.label == "covered"
+                    else "unsure"
+                    if reading.label == "?"
+                    else "sure"
+                )
+                texts[square] = (reading_text(reading.label), kind)
+        if report.location is None:
+            status = f"board not found: {report.board_state}"
+        elif report.obstructed:
+            status = "hands over the board"
+        else:
+            status = f"steady ({report.total_ms:.0f} ms/frame)"
+        return annotate(
+            image, report.location.corners if report.location else None, quads, texts, status
+        )
+
+    def board_corners(self) -> list[list[float]] | None:
+        location = self.pipeline.board.location
+        return None if location is None else location.corners_list()
+
+    def set_board_corners(self, corners: list[list[float]]) -> None:
+        self.pipeline.set_board_corners(corners)
+
+    def save_calibration(self) -> str:
+        if self.calibration_path is None:
+            raise ValueError("no calibration file was given (start with --calibration FILE)")
+        location = self.pipeline.board.location
+        if location is None:
+            raise ValueError("the board is not located: set its corners first")
+        with self._lock:
+            image = self._image
+        size = (int(image.shape[1]), int(image.shape[0])) if image is not None else (0, 0)
+        base = self.pipeline.calibration or Calibration(size, None, None, None)
+        calibration = Calibration(
+            base.image_size, base.camera_matrix, base.dist_coeffs, location.corners
+        )
+        save_calibration(calibration, self.calibration_path)
+        self.pipeline.calibration = calibration
+        return self.calibration_path
+
+    def current_reading(self) -> dict[str, Any] | None:
+        """The board as it stands, if it is steady and unobstructed."""
+        view = self.pipeline.stability.current_view
+        return None if view is None else start_position(view, self.pipeline.layout).to_json()

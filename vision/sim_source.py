@@ -1,0 +1,89 @@
+"""The simulated table as a live source: games the engine plays, rendered frame by
+frame at the camera's pace, one game after another (``setupcam demo``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from engine import Seats
+from vision.sources import FrameSource, SourceFrame
+from vision.synth.sequence import Event, GameStream
+
+LEAD_IN_S = 2.0
+"""The starting board is shown this long before the first turn, for the players to
+press New game (the start is read from the camera)."""
+
+
+class SimulatedTableSource(FrameSource):
+    """Frames of simulated games; each frame carries its ground truth and events.
+
+    A ``game_start`` event (with the seats in ``action``) opens every game.
+    """
+
+    name = "simulated table"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        players: str = "S=red,W=green,N=yellow,E=purple",
+        hands: bool = True,
+        family: str | None = None,
+        fps: float = 15.0,
+        realtime: bool = True,
+        games: int | None = None,
+        resolution: tuple[int, int] = (1280, 720),
+        max_turns: int = 400,
+    ) -> None:
+        super().__init__()
+        Seats.parse(players)  # fail early on bad seats
+        self.seed = seed
+        self.players = players
+        self.hands = hands
+        self.family = family
+        self.fps = fps
+        self.realtime = realtime
+        self.games = games
+        self.resolution = resolution
+        self.max_turns = max_turns
+        self.stream: GameStream | None = None
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __iter__(self) -> Iterator[SourceFrame]:
+        clock = 0.0
+        started = time.monotonic()
+        game = 0
+        while (self.games is None or game < self.games) and not self._closed:
+            self.stream = GameStream.random(
+                self.seed + game,
+                players=self.players,
+                hands=self.hands,
+                family=self.family,
+                fps=self.fps,
+                resolution=self.resolution,
+                max_turns=self.max_turns,
+            )
+            self.status = {"state": "ok", "message": f"simulated table: game {game + 1}"}
+            start_event = Event("game_start", 0, "", clock, action=self.players)
+            frames = iter(self.stream)
+            first = next(frames, None)
+            if first is None:
+                return
+            lead_in = [(first[0], [start_event])]
+            lead_in += [(first[0], [])] * int(LEAD_IN_S * self.fps)
+            lead_in += [(first[0], first[1])]
+            for frame, events in [*lead_in, *frames]:
+                if self._closed:
+                    return
+                if self.realtime:
+                    delay = started + clock - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                yield SourceFrame(frame.image, clock, truth=frame.truth, events=list(events))
+                clock += 1.0 / self.fps
+            game += 1
+        self.status = {"state": "ended", "message": "simulated table: all games played"}

@@ -1,0 +1,78 @@
+"""Wait for a steady view: commit nothing while hands are over the board.
+
+The classifier's readings flicker while a hand moves tiles about. The
+:class:`StabilityTracker` watches the stream of readings and says when the
+board has been still and unobstructed for a moment, handing over the readings
+averaged over that moment (which also smooths the flicker between two classes
+under one lamp)::
+
+    >>> import numpy as np
+    >>> tracker = StabilityTracker(settle_s=0.3)
+    >>> probs = {"b2": np.eye(3)[0]}
+    >>> [tracker.update(t / 10, probs, obstructed=False) is not None for t in range(5)]
+    [False, False, False, True, False]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+SETTLE_S = 0.35
+"""How long the board must stay still and unobstructed before a view counts."""
+MAX_AVERAGE_S = 1.0
+"""Readings older than this are not averaged into the view."""
+
+
+@dataclass(frozen=True)
+class StableView:
+    """The board's readings, averaged over a still, unobstructed moment."""
+
+    time: float
+    probabilities: Mapping[str, np.ndarray]
+    frames: int
+
+
+class StabilityTracker:
+    """Turns per-frame readings into one :class:`StableView` per still moment."""
+
+    def __init__(self, settle_s: float = SETTLE_S) -> None:
+        self.settle_s = settle_s
+        self._window: deque[tuple[float, Mapping[str, np.ndarray], tuple[int, ...]]] = deque()
+        self._emitted = False
+        self.current_view: StableView | None = None
+        """The view emitted for the current still moment, until something moves."""
+
+    def reset(self) -> None:
+        self._window.clear()
+        self._emitted = False
+        self.current_view = None
+
+    @property
+    def settling(self) -> bool:
+        """True while the board is still but not yet for long enough."""
+        return bool(self._window) and not self._emitted
+
+    def update(
+        self, time: float, probabilities: Mapping[str, np.ndarray] | None, obstructed: bool
+    ) -> StableView | None:
+        """Feed one frame; returns a view once per still moment, else None."""
+        if probabilities is None or obstructed:
+            self.reset()
+            return None
+        labels = tuple(int(np.argmax(p)) for p in probabilities.values())
+        if self._window and self._window[-1][2] != labels:
+            self.reset()  # a reading changed: the view is not steady yet
+        self._window.append((time, probabilities, labels))
+        while self._window and time - self._window[0][0] > MAX_AVERAGE_S:
+            self._window.popleft()
+        if self._emitted or time - self._window[0][0] < self.settle_s:
+            return None
+        self._emitted = True
+        squares = list(probabilities)
+        mean = {s: np.mean([frame[1][s] for frame in self._window], axis=0) for s in squares}
+        self.current_view = StableView(time, mean, len(self._window))
+        return self.current_view
