@@ -1,0 +1,136 @@
+"""The constraint decoder: readings corrected by what the game guarantees."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import pos
+
+from engine import Position, Seats, Tile
+from vision.decoder import LABELS, GameContext, decode, one_hot
+
+SEATS = Seats.parse("S=red,W=green,N=yellow,E=purple")
+
+
+def probs_for(position: Position, weight: float = 0.999) -> dict[str, np.ndarray]:
+    return {
+        s: one_hot("empty" if t is None else str(t), weight) for s, t in position.squares.items()
+    }
+
+
+def mix(**labels: float) -> np.ndarray:
+    """A probability vector from ``{"6♥": 0.6, "empty": 0.4}``-style keyword pairs."""
+    p = np.full(len(LABELS), 1e-6)
+    for label, weight in labels.items():
+        p[LABELS.index(label)] = weight
+    return p / p.sum()
+
+
+def context(position: Position, player: str = "red", buried: str = "") -> GameContext:
+    tiles = frozenset(Tile.parse(t) for t in buried.split())
+    return GameContext(position, tiles, SEATS, player)
+
+
+def test_labels_match_the_recognizer() -> None:
+    from vision import recognizer
+
+    assert recognizer.LABELS == LABELS
+
+
+def test_unchanged_board() -> None:
+    before = pos("b2=5h c2=9c")
+    decision = decode(probs_for(before), context(before))
+    assert decision.kind == "unchanged"
+    assert decision.position == before
+
+
+def test_clear_play_is_committed() -> None:
+    before = pos("b2=5h")
+    after = pos("b2=5h c2=6h")
+    decision = decode(probs_for(after), context(before))
+    assert decision.kind == "play"
+    assert decision.position == after
+    assert decision.result is not None and decision.result.points == 2
+    assert decision.probability > 0.995
+
+
+def test_a_tile_visible_elsewhere_cannot_appear() -> None:
+    # The classifier thinks c2 shows 5♥, but 5♥ is on b2: the next best, 6♥, is taken.
+    before = pos("b2=5h")
+    probs = probs_for(before)
+    probs["c2"] = mix(**{"5♥": 0.7, "6♥": 0.3})
+    decision = decode(probs, context(before))
+    assert decision.position["c2"] == Tile.parse("6h")
+
+
+def test_a_buried_tile_cannot_reappear() -> None:
+    before = pos("b2=5h")
+    probs = probs_for(before)
+    probs["c2"] = mix(**{"4♥": 0.6, "6♥": 0.4})
+    decision = decode(probs, context(before, buried="4h"))
+    assert decision.position["c2"] == Tile.parse("6h")
+
+
+def test_a_tile_cannot_vanish() -> None:
+    # A square that reads empty where a tile lay keeps its tile: tiles are never removed.
+    before = pos("b2=5h c2=9c")
+    probs = probs_for(before)
+    probs["c2"] = mix(empty=0.9, **{"9♣": 0.1})
+    decision = decode(probs, context(before))
+    assert decision.kind == "unchanged"
+
+
+def test_legality_breaks_a_close_call() -> None:
+    # 6♥ (legal, joins 5♥) against 6♦ (no set): the legal reading wins but is asked
+    # about, since the evidence alone is split.
+    before = pos("b2=5h")
+    probs = probs_for(before)
+    probs["c2"] = mix(**{"6♦": 0.5, "6♥": 0.5})
+    decision = decode(probs, context(before))
+    assert decision.position["c2"] == Tile.parse("6h")
+    assert decision.kind == "ask"
+    assert "c2" in decision.uncertain_squares
+    options = dict(decision.alternatives["c2"])
+    assert options["6♥"] > options["6♦"]
+
+
+def test_uncertain_reading_is_asked_not_scored() -> None:
+    before = pos("b2=5h")
+    probs = probs_for(before)
+    probs["c2"] = mix(**{"6♥": 0.9, "6♠": 0.1})
+    probs["c3"] = mix(**{"4♥": 0.8, "7♥": 0.2})  # 4♥ 5♥ 6♥ or 5♥ 6♥ 7♥: both legal
+    decision = decode(probs, context(before))
+    assert decision.kind == "ask"
+    assert decision.reasons
+
+
+def test_illegal_play_is_asked() -> None:
+    before = pos("b2=5h")
+    after = pos("b2=5h c2=9c")
+    decision = decode(probs_for(after), context(before))
+    assert decision.kind == "ask"
+    assert any("illegal" in r for r in decision.reasons)
+
+
+def test_duplicate_readings_resolved_by_uniqueness() -> None:
+    before = pos("b2=5h")
+    probs = probs_for(before)
+    probs["c2"] = mix(**{"6♥": 0.95, "7♥": 0.05})
+    probs["c3"] = mix(**{"6♥": 0.6, "7♥": 0.4})
+    decision = decode(probs, context(before))
+    assert decision.position["c2"] == Tile.parse("6h")
+    assert decision.position["c3"] == Tile.parse("7h")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_noisy_but_clear_readings_decode_exactly(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    before = pos("b2=5h b3=2c c2=9d c3=1s")
+    after = pos("b2=5h b3=2c c2=9d c3=1s c1=6h")  # red's own bonus square, joins 5♥
+    probs = {}
+    for square, tile in after.squares.items():
+        noise = rng.dirichlet(np.full(len(LABELS), 0.1)) * 0.01
+        probs[square] = one_hot("empty" if tile is None else str(tile), 0.99) + noise
+    decision = decode(probs, context(before))
+    assert decision.kind == "play"
+    assert decision.position == after

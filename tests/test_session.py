@@ -1,0 +1,169 @@
+"""The game session and its SQLite store: nothing lost, everything re-derived."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import pos
+
+from engine import GameSetup, Seats, Tile
+from setupcam.session import GameSession, PendingPlay, SessionError
+from setupcam.store import GameStore
+
+
+def new_session(path: Path | str = ":memory:") -> GameSession:
+    session = GameSession(GameStore(path))
+    session.new_game(GameSetup(Seats.parse("S=red,W=green"), start=pos("b2=5h")))
+    return session
+
+
+def test_resume_after_a_crash(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite"
+    session = new_session(db)
+    session.play(pos("b2=5h c2=6h"))
+    session.swap()
+    session.play(pos("b2=5h c2=6h c3=7h"))
+    session.correct("c3", Tile.parse("7h"))
+    before = session.state_json()
+    # A new process opens the same file: the game is exactly as it was.
+    again = GameSession(GameStore(db))
+    assert again.resume_latest()
+    after = again.state_json()
+    for key in ("players", "turns", "position", "status", "next_player", "in_bag", "buried"):
+        assert after[key] == before[key], key
+    assert again.record == session.record
+
+
+def test_play_swap_and_turn_order() -> None:
+    session = new_session()
+    outcome = session.play(pos("b2=5h c2=6h"))
+    assert outcome.turn.player == "red" and outcome.result and outcome.result.points == 2
+    assert session.swap().turn.player == "green"
+    with pytest.raises(SessionError, match="it is red's turn"):
+        session.swap("green")
+
+
+def test_undo_keeps_a_copy(tmp_path: Path) -> None:
+    session = new_session(tmp_path / "g.sqlite")
+    session.play(pos("b2=5h c2=6h"))
+    undone = session.undo()
+    assert undone.player == "red"
+    assert session.state is not None and session.state.scores == {"red": 0, "green": 0}
+    rows = session.store._db.execute("SELECT player FROM undone_turns").fetchall()
+    assert rows == [("red",)]
+    with pytest.raises(SessionError, match="no turn to undo"):
+        session.undo()
+
+
+def test_correction_rederives_later_scores() -> None:
+    session = new_session()
+    session.play(pos("b2=5h c2=6s"))  # the camera misread 6♥ as 6♠: illegal, no points
+    assert session.state is not None and session.state.scores["red"] == 0
+    session.play(pos("b2=5h c2=6s c3=7h"))  # green's 7♥, read on the misread board
+    number = session.correct("c2", Tile.parse("6h"), 1)
+    assert number == 1
+    state = session.state
+    assert state is not None
+    # red's 6♥ joins 5♥ (2 points); green's 7♥ extends 5♥ 6♥ (3 points).
+    assert state.scores == {"red": 2, "green": 3}
+    assert [c["note"] for c in session.store.corrections(session.game_id or 0)] == [
+        "c2: 6♠ -> 6♥",
+        "c2: 6♠ -> 6♥",
+    ]
+
+
+def test_correction_errors() -> None:
+    session = new_session()
+    with pytest.raises(SessionError, match="no play"):
+        session.correct("c2", Tile.parse("6h"))
+    session.play(pos("b2=5h c2=6h"))
+    with pytest.raises(SessionError, match="unknown square"):
+        session.correct("z9", None)
+    with pytest.raises(SessionError, match="twice"):
+        session.correct("c3", Tile.parse("5h"))
+    session.swap()
+    with pytest.raises(SessionError, match="swap"):
+        session.correct("c2", None, 2)
+
+
+def test_pending_play_is_confirmed_with_corrections() -> None:
+    session = new_session()
+    session.propose(PendingPlay("red", pos("b2=5h c2=6d"), ("not sure of c2",), ("c2",)))
+    assert session.state_json()["pending"]["uncertain_squares"] == ["c2"]
+    outcome = session.confirm_pending(pos("b2=5h c2=6h"))
+    assert outcome.result is not None and outcome.result.points == 2
+    assert session.pending is None
+
+
+def test_dismissed_pending_is_remembered_until_the_next_turn() -> None:
+    session = new_session()
+    wrong = pos("b2=5h c2=6d")
+    session.propose(PendingPlay("red", wrong, ("illegal",)))
+    session.dismiss_pending()
+    assert wrong in session.dismissed
+    session.swap()
+    assert not session.dismissed
+    with pytest.raises(SessionError, match="no play waiting"):
+        session.dismiss_pending()
+
+
+def test_finished_game_refuses_turns() -> None:
+    import random
+
+    from engine import Action
+    from engine.simulate import random_game
+
+    record = random_game(random.Random(4), Seats.parse("S=red,W=green"))
+    session = GameSession(GameStore(":memory:"))
+    session.new_game(record.setup)
+    for turn in record.turns:
+        if turn.action is Action.SWAP:
+            session.swap(turn.player)
+        else:
+            assert turn.position is not None
+            session.play(turn.position)
+    assert session.state is not None and session.state.finished
+    assert session.state_json()["ending"]["winner"] == record.replay().ending.winner  # type: ignore[union-attr]
+    with pytest.raises(SessionError, match="the game is over"):
+        session.swap()
+    session.undo()
+    assert not session.state.finished
+
+
+def test_export_json_replays_and_csv_has_every_turn() -> None:
+    from engine import GameRecord
+
+    session = new_session()
+    session.play(pos("b2=5h c2=6h"))
+    session.swap()
+    record = GameRecord.from_json(session.export_json())
+    assert record.replay().scores == {"red": 2, "green": 0}
+    lines = session.export_csv().strip().splitlines()
+    assert lines[0].startswith("turn,player,action")
+    assert len(lines) == 3 and lines[1].startswith("1,red,play,True,c2=6♥,2")
+
+
+def test_no_game_yet() -> None:
+    session = GameSession(GameStore(":memory:"))
+    assert session.state_json()["status"] == "no game"
+    assert not session.resume_latest()
+    with pytest.raises(SessionError, match="no game is running"):
+        session.swap()
+
+
+def test_new_game_abandons_the_old_one() -> None:
+    session = new_session()
+    first = session.game_id
+    session.new_game(GameSetup(Seats.parse("S=red,N=blue")))
+    statuses = {g.id: g.status for g in session.store.games()}
+    assert statuses[first or 0] == "abandoned"
+    assert statuses[session.game_id or 0] == "playing"
+
+
+def test_wait_for_change() -> None:
+    session = new_session()
+    version = session.version
+    assert session.wait_for_change(version, timeout=0.01) == version
+    session.swap()
+    assert session.wait_for_change(version, timeout=0.01) > version

@@ -1,0 +1,51 @@
+import numpy as np
+
+from vision.stability import StabilityTracker
+
+
+def frames(labels: list[int], n: int = 3) -> dict[str, np.ndarray]:
+    return {f"s{i}": np.eye(n)[label] for i, label in enumerate(labels)}
+
+
+def test_one_view_per_still_moment() -> None:
+    tracker = StabilityTracker(settle_s=0.3)
+    views = [tracker.update(t / 10, frames([0, 1]), obstructed=False) for t in range(10)]
+    assert sum(v is not None for v in views) == 1
+    assert views[3] is not None and views[3].frames == 4
+    assert tracker.current_view is views[3]
+
+
+def test_obstruction_restarts_the_wait() -> None:
+    tracker = StabilityTracker(settle_s=0.3)
+    assert tracker.update(0.0, frames([0]), obstructed=False) is None
+    assert tracker.update(0.2, frames([0]), obstructed=True) is None
+    assert tracker.current_view is None
+    assert tracker.update(0.3, frames([0]), obstructed=False) is None
+    assert tracker.update(0.5, frames([0]), obstructed=False) is None
+    assert tracker.update(0.6, frames([0]), obstructed=False) is not None
+
+
+def test_a_changing_reading_is_not_steady() -> None:
+    tracker = StabilityTracker(settle_s=0.3)
+    outputs = [tracker.update(t / 10, frames([t % 2]), obstructed=False) for t in range(10)]
+    assert all(v is None for v in outputs)
+
+
+def test_view_averages_flicker() -> None:
+    tracker = StabilityTracker(settle_s=0.2)
+    a = {"s": np.array([0.8, 0.2, 0.0])}
+    b = {"s": np.array([0.6, 0.4, 0.0])}
+    tracker.update(0.0, a, False)
+    tracker.update(0.1, b, False)
+    view = tracker.update(0.2, a, False)
+    assert view is not None
+    assert np.allclose(view.probabilities["s"], [2.2 / 3, 0.8 / 3, 0.0])
+
+
+def test_lost_board_resets() -> None:
+    tracker = StabilityTracker(settle_s=0.1)
+    tracker.update(0.0, frames([0]), False)
+    tracker.update(0.2, frames([0]), False)
+    assert tracker.current_view is not None
+    tracker.update(0.3, None, False)
+    assert tracker.current_view is None

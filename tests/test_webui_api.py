@@ -1,0 +1,207 @@
+"""The dashboard's JSON API, through Flask's test client."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from setupcam.session import GameSession
+from setupcam.store import GameStore
+from webui import create_app
+
+
+class FakeCamera:
+    """A camera control with a fixed picture and corners, as the pipeline provides."""
+
+    def __init__(self) -> None:
+        self.corners: list[list[float]] | None = [[10, 10], [90, 10], [90, 90], [10, 90]]
+        self.saved = 0
+
+    def latest_jpeg(self, annotated: bool = True) -> bytes | None:
+        return b"\xff\xd8fakejpeg" + (b"A" if annotated else b"R")
+
+    def board_corners(self) -> list[list[float]] | None:
+        return self.corners
+
+    def set_board_corners(self, corners: list[list[float]]) -> None:
+        self.corners = corners
+
+    def save_calibration(self) -> str:
+        self.saved += 1
+        return "/tmp/calibration.json"
+
+    def current_reading(self) -> dict[str, Any] | None:
+        return {"squares": {"b2": "5♥", "c2": "9♣"}}
+
+
+@pytest.fixture
+def session() -> GameSession:
+    return GameSession(GameStore(":memory:"))
+
+
+@pytest.fixture
+def client(session: GameSession) -> FlaskClient:
+    return create_app(session, FakeCamera(), testing=True).test_client()
+
+
+def start(client: FlaskClient, **extra: Any) -> Any:
+    body = {"seats": {"S": "red", "W": "green"}, "start": {"squares": {"b2": "5h"}}} | extra
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def test_state_contract_fields(client: FlaskClient) -> None:
+    start(client)
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "c2": "6h"}}})
+    state = client.get("/api/state").json
+    assert {"players", "turns", "position", "status"} <= state.keys()
+    assert state["players"][0] == {
+        "colour": "red",
+        "edge": "S",
+        "score": 2,
+        "to_finish": 29,
+        "team": None,
+    }
+    assert state["turns"][0]["player"] == "red" and state["turns"][0]["points"] == 2
+    assert state["position"]["squares"]["c2"] == "6♥"
+    assert state["status"] == "playing"
+    assert state["next_player"] == "green"
+
+
+def test_new_game_reads_the_start_from_the_camera(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"seats": {"S": "red", "N": "blue"}})
+    assert response.status_code == 201
+    assert response.json["state"]["position"]["squares"]["c2"] == "9♣"
+
+
+def test_swap_undo_correct(client: FlaskClient) -> None:
+    start(client)
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "c2": "6s"}}})
+    assert client.post("/api/swap", json={}).json["turn"]["player"] == "green"
+    assert client.post("/api/undo").json["undone"]["action"] == "swap"
+    response = client.post("/api/correct", json={"square": "c2", "tile": "6H"})
+    assert response.status_code == 200
+    assert response.json["state"]["players"][0]["score"] == 2
+
+
+def test_pending_confirm_and_dismiss(client: FlaskClient, session: GameSession) -> None:
+    from conftest import pos
+
+    from setupcam.session import PendingPlay
+
+    start(client)
+    session.propose(PendingPlay("red", pos("b2=5h c2=6d"), ("not sure",), ("c2",)))
+    assert client.get("/api/state").json["pending"]["player"] == "red"
+    response = client.post(
+        "/api/pending/confirm", json={"position": {"squares": {"b2": "5h", "c2": "6h"}}}
+    )
+    assert response.status_code == 200 and response.json["turn"]["points"] == 2
+    assert client.post("/api/pending/dismiss").status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "message"),
+    [
+        ("/api/games", {"seats": {"S": "red"}}, 400, "2 to 4 players"),
+        ("/api/games", {"seats": {"S": "red", "X": "blue"}}, 400, "not a board edge"),
+        (
+            "/api/games",
+            {"seats": {"S": "red", "W": "g"}, "options": {"equal_turns": 1}},
+            400,
+            "equal_turns",
+        ),
+        (
+            "/api/games",
+            {"seats": {"S": "a", "W": "b"}, "start": {"squares": {"q7": "5h"}}},
+            400,
+            "q7",
+        ),
+        ("/api/games", [1, 2], 400, "JSON object"),
+        ("/api/correct", {"square": "b2", "tile": "11h"}, 400, "not a tile"),
+        ("/api/correct", {"square": 5}, 400, "square name"),
+        ("/api/correct", {"square": "b2", "tile": None, "turn": "x"}, 400, "turn number"),
+        ("/api/play", {}, 400, "position"),
+        ("/api/play", {"position": {"squares": {"b2": "5h", "c2": "5h"}}}, 400, "twice"),
+        ("/api/swap", {"player": 3}, 400, "colour name"),
+        ("/api/calibration/corners", {"corners": [[1, 2]]}, 400, "four"),
+        ("/api/undo", {}, 409, "no game"),
+    ],
+)
+def test_bad_requests_get_json_errors(
+    client: FlaskClient, path: str, body: Any, status: int, message: str
+) -> None:
+    response = client.post(path, json=body)
+    assert response.status_code == status
+    assert message in response.json["error"]
+    assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_not_json_and_unknown_routes(client: FlaskClient) -> None:
+    response = client.post("/api/swap", data="{nope", content_type="application/json")
+    assert response.status_code == 400 and "JSON" in response.json["error"]
+    assert client.get("/api/nothing").status_code == 404
+    assert "error" in client.get("/api/nothing").json
+    assert client.get("/api/swap").status_code == 405
+    big = client.post("/api/games", data="x" * 300_000, content_type="application/json")
+    assert big.status_code == 413
+
+
+def test_exports(client: FlaskClient) -> None:
+    start(client)
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "c2": "6h"}}})
+    game = client.get("/api/export.json")
+    assert game.json["seats"] == {"S": "red", "W": "green"}
+    assert len(game.json["turns"]) == 1
+    csv = client.get("/api/export.csv")
+    assert csv.mimetype == "text/csv" and "1,red,play" in csv.get_data(as_text=True)
+
+
+def test_token_protects_changes_not_reading(session: GameSession) -> None:
+    client = create_app(session, FakeCamera(), token="s3cret", testing=True).test_client()
+    assert client.get("/api/state").status_code == 200
+    denied = client.post("/api/games", json={"seats": {"S": "red", "W": "green"}})
+    assert denied.status_code == 403 and "token" in denied.json["error"]
+    ok = client.post(
+        "/api/games",
+        json={"seats": {"S": "red", "W": "green"}},
+        headers={"X-Setupcam-Token": "s3cret"},
+    )
+    assert ok.status_code == 201
+    assert client.post("/api/swap?token=s3cret", json={}).status_code == 200
+    assert client.post("/api/swap?token=wrong", json={}).status_code == 403
+
+
+def test_calibration_endpoints(client: FlaskClient) -> None:
+    assert client.get("/api/calibration").json["corners"][0] == [10, 10]
+    corners = [[1, 1], [50, 2], [51, 50], [2, 49]]
+    assert (
+        client.post("/api/calibration/corners", json={"corners": corners}).json["corners"]
+        == corners
+    )
+    assert client.post("/api/calibration/save").json == {"saved": "/tmp/calibration.json"}
+
+
+def test_without_camera(session: GameSession) -> None:
+    client = create_app(session, None, testing=True).test_client()
+    assert client.get("/api/calibration").status_code == 400
+    assert client.get("/frame.jpg").status_code == 404
+
+
+def test_frames_and_events(client: FlaskClient) -> None:
+    assert client.get("/frame.jpg").data.endswith(b"A")
+    assert client.get("/frame.jpg?raw=1").data.endswith(b"R")
+    video = client.get("/video.mjpg?frames=2")
+    assert video.data.count(b"--frame") == 2
+    events = client.get("/api/events?once=1").get_data(as_text=True)
+    assert events.startswith("event: state\ndata: ")
+    assert json.loads(events.split("data: ", 1)[1])["status"] == "no game"
+
+
+def test_pages_render(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="scoreboard"' in page and "game.js" in page
+    assert "calibrate.js" in client.get("/calibrate").get_data(as_text=True)
