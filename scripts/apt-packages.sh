@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Debian font packages that give the simulated table (vision/synth) more tile art.
+# Debian packages setupcam needs: fonts that give the simulated table (vision/synth)
+# more tile art and, with --with-browser, Chromium for the dashboard's browser tests.
 # Idempotent: installs only what is missing, runs `apt-get update` only when it must
 # install something, prints nothing when everything is present, and never fails the
 # run: without root (or without apt) it warns once and the simulator falls back to
@@ -15,6 +16,9 @@ PACKAGES=(
   fonts-noto-core
   fonts-crosextra-carlito
 )
+if [ "${1:-}" = "--with-browser" ]; then
+  PACKAGES+=(chromium)
+fi
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
@@ -27,20 +31,20 @@ fi
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "setupcam: not root (or no apt-get): skipping font packages ${missing[*]};" \
-    "the simulator uses the fonts already present" >&2
+  echo "setupcam: not root (or no apt-get): cannot install ${missing[*]};" \
+    "install them yourself (the simulator falls back to the fonts present)" >&2
   exit 0
 fi
 
-echo "setupcam: installing font packages for the simulator: ${missing[*]}"
+echo "setupcam: installing Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-get update -qq >/dev/null; then
-  echo "setupcam: apt-get update failed; skipping font packages" >&2
+  echo "setupcam: apt-get update failed; skipping ${missing[*]}" >&2
   exit 0
 fi
 # Install one by one, so a package missing from this Debian release skips only itself.
 for pkg in "${missing[@]}"; do
-  apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 \
+  apt-get install -y -qq "$pkg" >/dev/null 2>&1 \
     || echo "setupcam: could not install $pkg (skipped)" >&2
 done
 exit 0

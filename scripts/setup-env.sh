@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Creates .venv and installs setupcam with its test tools. Safe to run again: it
-# only installs what is missing. Sourced by scripts/test.sh and scripts/demo.sh.
+# Creates .venv and installs setupcam. Safe to run again: it installs only what is
+# missing. `--test` also installs the test and training tools (pytest, ruff, mypy,
+# Playwright, torch's CPU wheel) and Chromium for the browser tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+mode=${1:-run}
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   echo "setupcam: creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
 
-# Debian fonts give the simulator more tile art; install them once when we are root.
-if [ -x scripts/apt-packages.sh ]; then
+if [ "$mode" = "--test" ]; then
+  bash scripts/apt-packages.sh --with-browser
+else
   bash scripts/apt-packages.sh
 fi
 
-stamp=.venv/.setupcam-installed
+extras=""
+[ "$mode" = "--test" ] && extras="[dev,train]"
+stamp=".venv/.setupcam-installed${extras}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setupcam: installing Python packages (first run only)"
-  .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  echo "setupcam: installing Python packages${extras:+ with $extras} (first run only; a few minutes)"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras}"
   touch "$stamp"
 fi

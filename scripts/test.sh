@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One command: set up everything and run every test (lint, types, unit, property, browser).
+# One command: set up everything, then run every test (lint, types, unit, property,
+# training smoke run, browser tests in headless Chromium). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/setup-env.sh
+bash scripts/setup-env.sh --test
 
 echo "== ruff"
 .venv/bin/ruff check .

@@ -1,0 +1,102 @@
+"""The dashboard in real headless Chromium: start a game, see turns score, the bonus
+alert, a correction, a swap by keyboard, and the game resumed after a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from browser import chromium, serving
+from conftest import pos
+from test_webui_api import FakeCamera
+
+from setupcam.session import GameSession
+from setupcam.store import GameStore
+from webui import create_app
+
+
+def scores(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    rows = page.locator("#scoreboard tr")
+    return {
+        rows.nth(i).get_attribute("data-player"): rows.nth(i).locator(".score").inner_text()
+        for i in range(rows.count())
+    }
+
+
+def test_game_flow_in_the_browser(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite"
+    session = GameSession(GameStore(db))
+    camera = FakeCamera()
+    with serving(create_app(session, camera)) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("#turn-info:has-text('No game yet')")
+
+        # New game through the dialog: two players; the start is read from the camera.
+        page.click("#new-game-button")
+        page.fill("input[name=N]", "")
+        page.fill("input[name=E]", "")
+        page.click("#new-game-submit")
+        page.wait_for_selector("#scoreboard tr[data-player=green]")
+        assert page.locator("[data-tile='5♥']").count() == 1
+
+        # The camera sees red's play: 4♥ next to 5♥ (b2); it scores on the dashboard.
+        session.play(pos("b2=5h c2=9c b3=4h"))
+        page.wait_for_selector("#turn-log li.play")
+        assert scores(page) == {"red": "2", "green": "0"}
+
+        # Green extends the run with 6♥; red then plays 9♥ on b1, red's own bonus square.
+        session.play(pos("b2=5h c2=9c b3=4h c3=6h"))
+        page.wait_for_selector("#scoreboard tr[data-player=green] .score:has-text('3')")
+        session.play(pos("b2=5h c2=9c b3=4h c3=6h b1=9h"))  # red: 9♥ joins 9♣ (c2)
+        page.wait_for_selector("#scoreboard tr[data-player=red] .score:has-text('4')")
+        # Green plays 9♦ on a2 (own bonus square): 9♦ 9♣ 9♥ -- b1 is red's: red +1.
+        session.play(pos("b2=5h c2=9c b3=4h c3=6h b1=9h a2=9d"))
+        alert = page.wait_for_selector("#bonus-alert:not([hidden])")
+        assert "Red +1: move your pawn!" in alert.inner_text()
+        assert scores(page) == {"red": "5", "green": "6"}
+
+        # Swap by keyboard: red's turn passes to green.
+        page.keyboard.press("s")
+        page.wait_for_selector("#turn-log li.swap")
+        assert "green to play" in page.inner_text("#turn-info")
+
+        # Correct a square: the camera misread a2; it was 8♦, which joins nothing ->
+        # green's turn becomes illegal and loses its points; red loses the bonus.
+        page.click("g.square[data-square=a2]")
+        page.select_option("#correct-form select[name=value]", "8")
+        page.select_option("#correct-form select[name=suit]", "D")
+        page.click("#correct-submit")
+        page.wait_for_selector("#turn-log li.illegal")
+        assert scores(page) == {"red": "4", "green": "3"}
+
+        # Undo by keyboard removes the swap.
+        page.keyboard.press("u")
+        page.wait_for_function("document.body.dataset.turns === '4'")
+        page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+
+    # Restart: a new server on the same database finds the game as it was.
+    again = GameSession(GameStore(db))
+    assert again.resume_latest()
+    with serving(create_app(again, camera)) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("#scoreboard tr[data-player=red]")
+        assert scores(page) == {"red": "4", "green": "3"}
+        assert page.locator("#turn-log li").count() == 4
+        assert "red to play" in page.inner_text("#turn-info")
+
+
+def test_network_dashboard_needs_the_token(tmp_path: Path) -> None:
+    session = GameSession(GameStore(tmp_path / "g.sqlite"))
+    app = create_app(session, FakeCamera(), token="tok123")
+    with serving(app) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")  # no token: reading works, changing does not
+        page.click("#new-game-button")
+        page.click("#new-game-submit")
+        banner = page.wait_for_selector("#error-banner:not([hidden])")
+        assert "access token" in banner.inner_text()
+        page.goto(url + "/?token=tok123")
+        page.click("#new-game-button")
+        page.click("#new-game-submit")
+        page.wait_for_selector("#scoreboard tr[data-player=red]")
