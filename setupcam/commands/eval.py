@@ -1,0 +1,82 @@
+"""``setupcam eval --games N --seed S [--hands] [--style FAMILY] [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from setupcam.cli import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="measure accuracy and speed on simulated games through the live pipeline",
+        description="Render simulated games, run every frame through the same pipeline "
+        "as `serve`, and report against the ground truth: per-square error, turns scored "
+        "right, flagged for confirmation, or wrong without a flag, frame times, delays.",
+    )
+    parser.add_argument("--games", type=int, required=True, help="how many games")
+    parser.add_argument("--seed", type=int, required=True, help="first game's seed")
+    parser.add_argument("--hands", action="store_true", help="hands place the tiles")
+    parser.add_argument("--style", help="tile art family (default: a training family per game)")
+    parser.add_argument("--max-turns", type=int, default=400, help="stop each game after N turns")
+    parser.add_argument("--players", default="S=red,W=green,N=yellow,E=purple", help="seats")
+    parser.add_argument("--model", help="tile model (default: models/tiles.onnx)")
+    parser.add_argument("--enrollment", help="an enrolled tile set")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from setupcam.evaluate import evaluate, print_progress
+    from vision.synth.styles import FAMILIES
+
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    if args.style is not None and args.style not in FAMILIES:
+        raise UsageError(f"unknown --style {args.style!r}; families: {', '.join(FAMILIES)}")
+    report = evaluate(
+        args.games,
+        args.seed,
+        hands=args.hands,
+        style=args.style,
+        max_turns=args.max_turns,
+        players=args.players,
+        model_path=args.model,
+        enrollment_path=args.enrollment,
+        progress=print_progress,
+    )
+    print(file=sys.stderr)  # end the progress line
+    data = report.to_json()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+        return 0
+    rows = [
+        ("games / frames", f"{report.games} / {report.frames}"),
+        ("per-square error", f"{report.per_square_error:.4%} of {report.squares_read} squares"),
+        ("  of which unread (?)", f"{report.per_square_unknown:.4%}"),
+        (
+            "exact positions",
+            f"{report.exact_position_rate:.2%} of {report.frames_clear} clear frames",
+        ),
+        ("turns", str(report.turns)),
+        ("  scored right", str(report.turns_correct)),
+        ("  flagged for the players", str(report.turns_flagged)),
+        ("  WRONG without a flag", str(report.turns_wrong_silent)),
+        ("  missed", str(report.turns_missed)),
+        ("bonus points missed", str(report.bonus_missed)),
+        ("frames without the board", str(report.board_not_found)),
+        ("frame time p50 / p95", f"{report.frame_ms_p50:.1f} / {report.frame_ms_p95:.1f} ms"),
+        (
+            "score delay p50 / p95",
+            f"{report.score_delay_s_p50:.2f} / {report.score_delay_s_p95:.2f} s",
+        ),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
