@@ -1,0 +1,37 @@
+"""The README's engine example runs as written."""
+
+import doctest
+from pathlib import Path
+
+
+def test_readme_engine_example() -> None:
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, "README.md", "README.md", 0)
+    assert test.examples, "the README lost its engine example"
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0
+
+
+def test_doctests_of_engine_and_wiring() -> None:
+    import importlib
+
+    modules = [
+        "engine.tiles",
+        "engine.layout",
+        "engine.position",
+        "engine.sets",
+        "engine.seats",
+        "engine.turn",
+        "engine.game",
+        "engine.simulate",
+        "setupcam.store",
+        "setupcam.session",
+        "vision.decoder",
+        "vision.stability",
+        "vision.motion",
+    ]
+    for name in modules:
+        result = doctest.testmod(importlib.import_module(name))
+        assert result.failed == 0, name
