@@ -1,0 +1,138 @@
+"""Benchmark of tile recognition: the figures of the model card (models/README.md).
+
+    .venv/bin/python benchmarks/bench_recognizer.py [--model models/tiles.onnx] [--quick]
+
+Measures, on simulator frames whose seeds no training run uses:
+1. per-square error per training art family (visible squares) and on squares
+   under a hand (a confidently wrong tile is the failure there; "?" or
+   "covered" is right);
+2. the held-out family ("split", never trained on) without enrolment;
+3. the same family after enrolling each tile set from 5 photos (all 50 tiles),
+   tested on 20 further frames of that set (new positions, camera, light, hands);
+4. speed of one 12-square batch on one thread (model call alone, and crops + model
+   at 720p and 1080p), median and 95th percentile.
+Prints markdown tables and writes the numbers to ``runs/bench-recognizer.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Layout
+from vision.enrollment import THRESHOLD as ENROLLED_THRESHOLD
+from vision.enrollment import EnrollmentSample, build_enrollment
+from vision.recognizer import TileRecognizer
+from vision.synth import HELDOUT_FAMILIES, random_scene, render_frame
+from vision.training.evaluate import family_table, format_table, score, time_call
+from vision.training_data import (
+    DataSpec,
+    ProgressBar,
+    crop_labels,
+    load_or_generate,
+    tile_set_frames,
+)
+
+LAYOUT = Layout.load()
+
+
+def enrolled_sets(
+    rec: TileRecognizer, seeds: list[int], family: str, tests: int
+) -> tuple[list, list, list]:
+    """Probabilities before and after enrolment, and labels, over the test frames
+    of ``seeds`` tile sets (each enrolled from its own 5 photos)."""
+    before_p, after_p, ys = [], [], []
+    bar = ProgressBar(f"enrol {family}", len(seeds))
+    for done, seed in enumerate(seeds, 1):
+        ts = tile_set_frames(seed, family, photos=5, tests=tests)
+        samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in ts.enrol]
+        enrollment = build_enrollment(rec, samples, LAYOUT)
+        enrolled = TileRecognizer(rec.session, rec.info, enrollment, rec.path)
+        for frame, corners in ts.test:
+            crops = rec.crops(frame.image, corners, LAYOUT)
+            before_p.append(rec.probabilities(crops))
+            after_p.append(enrolled.probabilities(crops))
+            ys.append(crop_labels(frame, LAYOUT))
+        bar.update(done)
+    bar.close()
+    return np.concatenate(before_p), np.concatenate(after_p), np.concatenate(ys)
+
+
+def speed(rec: TileRecognizer) -> dict:
+    out = {}
+    frames = {
+        res: render_frame(random_scene(np.random.default_rng(8000), resolution=res), 0)
+        for res in ((1280, 720), (1920, 1080))
+    }
+    crops = rec.crops(
+        frames[(1280, 720)].image, frames[(1280, 720)].truth.board_corners_distorted, LAYOUT
+    )
+    out["model, 12 squares"] = time_call(lambda: rec.read_crops(crops), repeats=300)
+    for (_w, h), frame in frames.items():
+        corners = frame.truth.board_corners_distorted
+        out[f"crops {h}p"] = time_call(lambda f=frame, c=corners: rec.crops(f.image, c, LAYOUT))
+        out[f"crops + model {h}p"] = time_call(
+            lambda f=frame, c=corners: rec.read_board(f.image, c, LAYOUT), repeats=300
+        )
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", type=Path, help="model (.onnx), default models/tiles.onnx")
+    parser.add_argument("--quick", action="store_true", help="small sets (a minute)")
+    parser.add_argument("--json", type=Path, default=Path("runs/bench-recognizer.json"))
+    args = parser.parse_args()
+    scale = 0.1 if args.quick else 1.0
+    t0 = time.perf_counter()
+    rec = TileRecognizer.load(args.model, threads=1)
+    report: dict = {"model": str(rec.path), "threshold": rec.threshold}
+
+    fam_spec = DataSpec(name="bench-families", seed=5000, tables=max(5, int(150 * scale)))
+    held_spec = DataSpec(
+        name="bench-heldout", seed=6000, tables=max(3, int(50 * scale)), families=HELDOUT_FAMILIES
+    )
+    fam = load_or_generate(fam_spec)
+    held = load_or_generate(held_spec)
+    rows = family_table(rec.probabilities(fam.x), fam.y, fam.family, rec.threshold)
+    rows += family_table(
+        rec.probabilities(held.x), held.y, held.family, rec.threshold, prefix="held out, base: "
+    )
+    seeds = [7000 + i for i in range(max(2, int(12 * scale)))]
+    before, after, ys = enrolled_sets(rec, seeds, HELDOUT_FAMILIES[0], tests=20)
+    visible = ys != 51
+    th_enrolled = ENROLLED_THRESHOLD
+    rows += [
+        score("held out, same sets, base", before[visible], ys[visible], rec.threshold),
+        score("held out, enrolled (5 photos)", after[visible], ys[visible], th_enrolled),
+        score("held out, enrolled, covered", after[~visible], ys[~visible], th_enrolled),
+    ]
+    print("## Accuracy\n")
+    print("```")
+    print(format_table(rows))
+    print("```")
+    report["rows"] = [asdict(r) for r in rows]
+    report["speed"] = speed(rec)
+    print("\n## Speed (1 thread, ms)\n")
+    print("| what | median | p95 |\n|---|---|---|")
+    for name, t in report["speed"].items():
+        print(f"| {name} | {t['median_ms']:.2f} | {t['p95_ms']:.2f} |")
+    size = rec.path.stat().st_size / 1e6
+    report["size_mb"] = size
+    report["seconds"] = time.perf_counter() - t0
+    print(f"\nmodel size {size:.2f} MB; benchmark took {report['seconds']:.0f} s")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

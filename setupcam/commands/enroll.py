@@ -1,0 +1,126 @@
+"""``setupcam enroll``: learn the look of your own tile set from a few photos.
+
+``setupcam enroll --calibration FILE IMAGE=POSITION.json ... [--out FILE]``
+
+Lay out known positions (for example all 50 tiles over 5 photos, 12 at a time),
+photograph each with the calibrated camera and write what is on every square in a
+position file (contract section 3; empty squares may be omitted, ASCII tiles are
+fine). Enrolment takes a few seconds, needs no training, and writes
+``~/.local/share/setupcam/enrollment.npz`` (or ``$SETUPCAM_HOME/enrollment.npz``),
+where ``setupcam recognize`` and the live app pick it up; with ``--out FILE`` use
+``--enrollment FILE`` to read it. The summary says which tiles were seen, which
+are missing, and how well the photos themselves are read back.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "enroll",
+        help="learn the look of your tile set from photos of known positions",
+        description=(
+            "Teach setupcam your physical tile set: give photos with the position each one "
+            "shows, as IMAGE=POSITION.json pairs (e.g. all 50 tiles over 5 photos)."
+        ),
+    )
+    parser.add_argument(
+        "pairs", nargs="+", metavar="IMAGE=POSITION.json", help="a photo and its position file"
+    )
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="calibration file with the board corners (else the board is found in each photo)",
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="where to write (default: where recognize looks)"
+    )
+    parser.add_argument("--model", type=Path, metavar="FILE", help="tile model (.onnx)")
+    parser.add_argument("--layout", metavar="FILE", help="board layout file")
+    parser.set_defaults(handler=run)
+
+
+def _split_pair(text: str) -> tuple[Path, Path]:
+    from setupcam.cli import UsageError
+
+    image, sep, position = text.rpartition("=")
+    if not sep or not image or not position:
+        raise UsageError(f"{text!r}: give each photo as IMAGE=POSITION.json")
+    return Path(image), Path(position)
+
+
+def run(args: argparse.Namespace) -> int:
+
+    from calibration.board_finder import BoardNotFound, find_board
+    from setupcam.cli import UsageError
+    from setupcam.commands.recognize import read_image
+    from setupcam.inputs import read_layout, read_position_file
+    from vision.enrollment import EnrollmentSample, build_enrollment, position_labels
+    from vision.recognizer import LABELS, TileRecognizer, default_enrollment_path
+
+    layout = read_layout(args.layout)
+    cal = None
+    if args.calibration is not None:
+        from calibration.camera_file import load_calibration
+
+        if not args.calibration.is_file():
+            raise UsageError(f"{args.calibration}: no such calibration file")
+        cal = load_calibration(args.calibration)
+    pairs = [_split_pair(p) for p in args.pairs]
+    samples = []
+    for image_path, position_path in pairs:
+        position = read_position_file(position_path, layout)
+        image = read_image(image_path)
+        corners = None
+        if cal is not None:
+            from calibration.camera_file import undistort
+
+            image = undistort(image, cal)
+            corners = cal.board_corners_array()
+        if corners is None:
+            try:
+                corners = find_board(image, layout).corners
+            except BoardNotFound as err:
+                raise UsageError(f"{image_path}: board not found ({err.reason})") from None
+        samples.append(EnrollmentSample(image, corners, position, str(image_path)))
+
+    if args.model is not None and not args.model.is_file():
+        raise UsageError(f"{args.model}: no such model file")
+    base = TileRecognizer.load(args.model)
+    enrollment = build_enrollment(base, samples, layout)
+    out = args.out or default_enrollment_path()
+    enrollment.save(out)
+
+    # Read the photos back, before and after, so the user sees what enrolment did.
+    enrolled = TileRecognizer.load(args.model, out)
+    right_before = right_after = total = 0
+    misread: list[str] = []
+    for sample in samples:
+        truth = position_labels(sample.position, layout)
+        before = base.read_board(sample.image, sample.corners, layout)
+        after = enrolled.read_board(sample.image, sample.corners, layout)
+        for square, want in zip(layout.squares, truth, strict=True):
+            total += 1
+            right_before += int(before[square].best_index == want and before[square].label != "?")
+            ok = after[square].best_index == want and after[square].label != "?"
+            right_after += int(ok)
+            if not ok:
+                misread.append(f"{sample.name}:{square} ({after[square].text or 'empty'})")
+    tiles_seen = [LABELS[i] for i in range(50) if enrollment.counts[i] > 0]
+    missing = [LABELS[i] for i in range(50) if enrollment.counts[i] == 0]
+    print(f"enrolled {len(samples)} photos, {total} squares -> {out}")
+    print(f"tiles seen: {len(tiles_seen)}/50; empty squares seen: {int(enrollment.counts[50])}")
+    print(f"tiles missing: {' '.join(missing) if missing else 'none'}")
+    print(
+        f"enrolment photos read back: {right_after}/{total} squares right "
+        f"({100 * right_after / total:.1f}%; base model alone {100 * right_before / total:.1f}%)"
+    )
+    if misread:
+        print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
+    if missing:
+        print("tip: photograph the missing tiles too and run enroll again with all the photos")
+    return 0

@@ -1,0 +1,195 @@
+"""``setupcam recognize IMAGE``: read the tile on every square of one photo.
+
+``setupcam recognize IMAGE [--calibration FILE] [--model FILE] [--enrollment FILE]
+[--layout FILE] [--debug OUT.png]`` prints the contract's JSON (section 5)::
+
+    {"board": {"found": true, "corners": [[x, y], ...]},
+     "squares": {"b2": "5♥", "c2": null, "a3": "?"},
+     "confidence": {"b2": 0.998, ...}}
+
+With ``--calibration`` the image is undistorted and the file's board corners are
+used (the board finder runs only if the file has none); without it the board
+finder locates the board. A board that cannot be found is not an error of the
+input: the JSON says ``"found": false`` with the reason, every square is ``"?"``,
+a one-line message goes to stderr and the exit code is 0. The user's enrolled
+tile set (``setupcam enroll``) is used when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "recognize",
+        help="read the tiles on the board in one photo and print them as JSON",
+        description=(
+            "Find the board in IMAGE (or take its corners from --calibration) and read the top "
+            "tile on every square. '?' marks a square that cannot be read (a hand, glare)."
+        ),
+    )
+    parser.add_argument("image", type=Path, metavar="IMAGE", help="photo of the table")
+    parser.add_argument(
+        "--calibration", type=Path, metavar="FILE", help="calibration file (setupcam calibrate)"
+    )
+    parser.add_argument("--model", type=Path, metavar="FILE", help="tile model (.onnx)")
+    parser.add_argument(
+        "--enrollment",
+        type=Path,
+        metavar="FILE",
+        help="enrolled tile set (default: the one setupcam enroll wrote, if any)",
+    )
+    parser.add_argument("--layout", metavar="FILE", help="board layout file")
+    parser.add_argument(
+        "--debug", type=Path, metavar="OUT.png", help="also write the photo with the readings"
+    )
+    parser.set_defaults(handler=run)
+
+
+def read_image(path: Path) -> Any:
+    """The image at ``path`` (BGR uint8), or :class:`UsageError` naming the file."""
+    import cv2
+
+    from setupcam.cli import UsageError
+
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not an image")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UsageError(f"{path}: not an image OpenCV can read")
+    return image
+
+
+def load_recognizer(model: Path | None, enrollment: Path | None):
+    """The recognizer with the given (or default, if present) enrolment."""
+    from setupcam.cli import UsageError
+    from vision.recognizer import TileRecognizer, default_enrollment_path
+
+    if enrollment is not None and not enrollment.is_file():
+        raise UsageError(f"{enrollment}: no such enrolment file")
+    if enrollment is None and default_enrollment_path().is_file():
+        enrollment = default_enrollment_path()
+    if model is not None and not model.is_file():
+        raise UsageError(f"{model}: no such model file")
+    return TileRecognizer.load(model, enrollment)
+
+
+def locate_board(image: Any, calibration: Path | None, layout: Any) -> tuple[Any, Any, str | None]:
+    """``(image, corners or None, reason)``: the image undistorted when the
+    calibration has a lens model, and the board's corners NW, NE, SE, SW."""
+    from calibration.board_finder import BoardNotFound, find_board
+
+    if calibration is not None:
+        from calibration.camera_file import load_calibration, undistort
+
+        cal = load_calibration(calibration)
+        image = undistort(image, cal)
+        corners = cal.board_corners_array()
+        if corners is not None:
+            return image, corners, None
+    try:
+        return image, find_board(image, layout).corners, None
+    except BoardNotFound as err:
+        return image, None, err.reason
+
+
+def recognize_image(
+    image: Any,
+    recognizer: Any,
+    layout: Any,
+    calibration: Path | None = None,
+) -> tuple[dict[str, Any], Any, Any]:
+    """The contract's JSON object for one image, plus the (undistorted) image and
+    the readings (``None`` when no board was found), for callers that draw them."""
+    image, corners, reason = locate_board(image, calibration, layout)
+    if corners is None:
+        out = {
+            "board": {"found": False, "reason": reason},
+            "squares": {s: "?" for s in layout.squares},
+            "confidence": {s: 0.0 for s in layout.squares},
+        }
+        return out, image, None
+    readings = recognizer.read_board(image, corners, layout)
+    squares: dict[str, str | None] = {}
+    for name, reading in readings.items():
+        if reading.label is None:
+            squares[name] = None
+        elif isinstance(reading.label, str):  # "covered" or "?": not readable
+            squares[name] = "?"
+        else:
+            squares[name] = str(reading.label)
+    out = {
+        "board": {
+            "found": True,
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
+        },
+        "squares": squares,
+        "confidence": {name: round(r.confidence, 3) for name, r in readings.items()},
+    }
+    return out, image, (corners, readings)
+
+
+def draw_debug(image: Any, corners: Any, readings: dict, layout: Any) -> Any:
+    """The image with the board outline and each square's reading written on it."""
+    import cv2
+    import numpy as np
+
+    from vision.board_view import board_homography
+
+    out = image.copy()
+    h = board_homography(corners)
+    quad = np.round(corners).astype(np.int32)
+    cv2.polylines(out, [quad], True, (0, 255, 0), 2, cv2.LINE_AA)
+    for name, reading in readings.items():
+        rect = layout.rects[name]
+        pts = np.array([[*c, 1.0] for c in rect.corners]) @ h.T
+        pts = pts[:, :2] / pts[:, 2:3]
+        colour = (0, 200, 255) if reading.label == "?" else (0, 255, 0)
+        cv2.polylines(out, [np.round(pts).astype(np.int32)], True, colour, 1, cv2.LINE_AA)
+        # OpenCV fonts have no suit symbols: write the ASCII notation.
+        label = reading.label
+        text = "-" if label is None else label if isinstance(label, str) else label.ascii
+        x, y = pts.mean(axis=0)
+        for thickness, ink in ((4, (0, 0, 0)), (1, colour)):
+            cv2.putText(
+                out,
+                f"{text} {reading.confidence:.2f}",
+                (int(x) - 30, int(y) + 5),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                ink,
+                thickness,
+                cv2.LINE_AA,
+            )
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from setupcam.cli import UsageError
+    from setupcam.inputs import print_json, read_layout
+
+    layout = read_layout(args.layout)
+    if args.calibration is not None and not args.calibration.is_file():
+        raise UsageError(f"{args.calibration}: no such calibration file")
+    image = read_image(args.image)
+    recognizer = load_recognizer(args.model, args.enrollment)
+    out, image, found = recognize_image(image, recognizer, layout, args.calibration)
+    print_json(out)
+    if found is None:
+        print(
+            f"setupcam recognize: board not found in {args.image}: {out['board']['reason']}",
+            file=sys.stderr,
+        )
+    if args.debug is not None:
+        picture = image if found is None else draw_debug(image, *found, layout)
+        if not cv2.imwrite(str(args.debug), picture):
+            raise UsageError(f"{args.debug}: cannot write the debug image")
+    return 0

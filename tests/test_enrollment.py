@@ -1,0 +1,139 @@
+"""Enrolment of a tile set: prototypes from photos, saved and used by the recognizer,
+and the enroll command end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import Layout
+from setupcam.cli import main
+from vision.enrollment import Enrollment, EnrollmentSample, build_enrollment, position_labels
+from vision.recognizer import COVERED, LABELS, TileRecognizer
+from vision.training_data import crop_labels, tile_set_frames
+
+LAYOUT = Layout.load()
+SEED = 93_000  # far from every training seed; the family "split" is never trained on
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> TileRecognizer:
+    return TileRecognizer.load()
+
+
+@pytest.fixture(scope="module")
+def split_set():
+    return tile_set_frames(SEED, "split", photos=5, tests=6, hand_rate=0.0)
+
+
+def _samples(frames) -> list[EnrollmentSample]:
+    return [
+        EnrollmentSample(f.image, corners, f.truth.position, f"photo{i}")
+        for i, (f, corners) in enumerate(frames)
+    ]
+
+
+def _accuracy(rec: TileRecognizer, frames) -> float:
+    right = total = 0
+    for frame, corners in frames:
+        readings = rec.read_board(frame.image, corners, LAYOUT)
+        for square, want in zip(LAYOUT.squares, crop_labels(frame, LAYOUT), strict=True):
+            total += 1
+            right += int(readings[square].best_index == want and readings[square].label != "?")
+    return right / total
+
+
+def test_enrolment_photos_show_every_tile_once(split_set) -> None:
+    labels = np.concatenate([position_labels(f.truth.position, LAYOUT) for f, _ in split_set.enrol])
+    tiles = labels[labels < 50]
+    assert sorted(tiles.tolist()) == list(range(50))
+
+
+def test_enrolment_improves_an_unseen_tile_set(recognizer, split_set, tmp_path: Path) -> None:
+    enrollment = build_enrollment(recognizer, _samples(split_set.enrol), LAYOUT)
+    assert enrollment.enrolled[:51].all() and not enrollment.enrolled[COVERED]
+    path = tmp_path / "set.npz"
+    enrollment.save(path)
+    enrolled = TileRecognizer.load(enrollment_path=path)
+    before, after = _accuracy(recognizer, split_set.test), _accuracy(enrolled, split_set.test)
+    assert after >= 0.97, (before, after)
+    assert after >= before
+
+
+def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: Path) -> None:
+    enrollment = build_enrollment(recognizer, _samples(split_set.enrol[:1]), LAYOUT)
+    assert 9 <= int(enrollment.enrolled[:50].sum()) <= 12  # one photo: ~10 tiles
+    path = tmp_path / "one.bin"
+    enrollment.save(path)
+    again = Enrollment.load(path)
+    assert np.allclose(again.prototypes, enrollment.prototypes, atol=1e-6)
+    assert (again.enrolled == enrollment.enrolled).all()
+    bad = tmp_path / "bad.npz"
+    bad.write_text("nope")
+    with pytest.raises(ValueError, match=r"bad\.npz"):
+        Enrollment.load(bad)
+
+
+def test_enrolled_probabilities_keep_covered_from_the_base_model() -> None:
+    e = Enrollment(np.eye(len(LABELS), 8), np.ones(len(LABELS), bool), np.ones(len(LABELS), int))
+    base = np.zeros((1, len(LABELS)))
+    base[0, COVERED] = 50.0
+    p = e.probabilities(base, np.ones((1, 8)), 1.0)
+    assert p.argmax() == COVERED and abs(p.sum() - 1) < 1e-9
+
+
+def _write(tmp_path: Path, frames, cal_truth) -> list[str]:
+    pairs = []
+    for i, (frame, _) in enumerate(frames):
+        image = tmp_path / f"photo{i}.png"
+        cv2.imwrite(str(image), frame.image)
+        squares = {
+            s: (None if t is None else t.ascii) for s, t in frame.truth.position.squares.items()
+        }
+        position = tmp_path / f"photo{i}.json"
+        position.write_text(json.dumps({"layout": "setup-standard", "squares": squares}))
+        pairs.append(f"{image}={position}")
+    (tmp_path / "cal.json").write_text(
+        json.dumps(
+            {
+                "image_size": list(cal_truth.image_size),
+                "camera_matrix": cal_truth.camera_matrix.tolist(),
+                "dist_coeffs": cal_truth.dist_coeffs.tolist(),
+                "board_corners": cal_truth.board_corners.tolist(),
+            }
+        )
+    )
+    return pairs
+
+
+def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=1, hand_rate=0.0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 0
+    out = capsys.readouterr().out
+    assert "tiles seen: 50/50" in out and "tiles missing: none" in out
+    assert (tmp_path / "home" / "enrollment.npz").is_file()
+    assert "enrolment photos read back" in out
+    # recognize now uses it by default; the test photo shares the camera and board.
+    test_frame = frames.test[0][0]
+    image = tmp_path / "test.png"
+    cv2.imwrite(str(image), test_frame.image)
+    assert main(["recognize", str(image), "--calibration", str(tmp_path / "cal.json")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    right = sum(
+        result["squares"][s] == (None if t is None else str(t))
+        for s, t in test_frame.truth.position.squares.items()
+    )
+    assert right >= 11
+
+
+def test_enroll_cli_bad_input(tmp_path: Path, capsys) -> None:
+    assert main(["enroll", "photo.png"]) == 2
+    assert "IMAGE=POSITION.json" in capsys.readouterr().err
+    assert main(["enroll", f"{tmp_path / 'a.png'}={tmp_path / 'a.json'}"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -1,0 +1,55 @@
+"""Training smoke run (CI): a few hundred crops, one epoch, an ONNX the runtime loads.
+
+Needs the ``train`` extra (torch), which scripts/setup-env.sh installs for CI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from vision.recognizer import LABELS, TileRecognizer
+from vision.training.evaluate import choose_threshold, fit_temperature, score
+from vision.training_data import CropSet, DataSpec, generate, load_or_generate
+
+
+def test_data_is_reproducible_and_cached(tmp_path: Path) -> None:
+    spec = DataSpec(name="t", seed=5, tables=1, views=2, resolutions=((640, 360),))
+    first = load_or_generate(spec, tmp_path, progress=False)
+    assert first.x.shape == (24, 56, 56, 3) and first.y.max() < len(LABELS)
+    assert len(list(tmp_path.glob("t-*.npz"))) == 1
+    cached = load_or_generate(spec, tmp_path, progress=False)
+    fresh = generate(spec, progress=False)
+    assert np.array_equal(cached.x, fresh.x) and np.array_equal(cached.y, fresh.y)
+    both = CropSet.concat([first, fresh])
+    assert len(both) == 48 and both.frame.max() == 3
+
+
+def test_calibration_helpers() -> None:
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 52, 2000)
+    logits = 6 * np.eye(52)[y] + rng.normal(0, 1.5, (2000, 52))
+    t = fit_temperature(logits, y)
+    probs = np.exp(logits / t) / np.exp(logits / t).sum(1, keepdims=True)
+    threshold = choose_threshold(probs, y, max_wrong=0.001)
+    s = score("x", probs, y, threshold)
+    assert s.confident_wrong <= 0.001 + 1e-12 and 0 <= s.unknown < 1
+
+
+def test_quick_training_run_exports_a_working_model(tmp_path: Path) -> None:
+    from vision.training.fit import quick_config, train
+
+    cfg = quick_config()
+    meta = train(cfg, tmp_path / "model", quiet=True, cache_dir=tmp_path / "cache")
+    onnx_path = tmp_path / "model" / "tiles.onnx"
+    assert onnx_path.is_file() and onnx_path.stat().st_size < 5_000_000
+    saved = json.loads(onnx_path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert saved["labels"] == list(LABELS) and saved["temperature"] > 0
+    assert 0.5 <= saved["threshold"] < 1 and meta["metrics"]["rows"]
+    rec = TileRecognizer.load(onnx_path)
+    crops = np.zeros((12, rec.crop_px, rec.crop_px, 3), np.uint8)
+    assert len(rec.read_crops(crops)) == 12
+    assert rec.embed(crops).shape == (12, saved["embedding_dim"])
+    assert rec.head_weights().shape == (len(LABELS), saved["embedding_dim"])

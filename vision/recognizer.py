@@ -1,0 +1,261 @@
+"""Read the top tile on every square with the shipped ONNX classifier (no torch).
+
+One onnxruntime call reads all 12 squares of a frame. Each square gets a
+:class:`Reading`: a tile, ``None`` (empty), ``"covered"`` (a hand or other
+object) or ``"?"`` when the calibrated confidence is below the model's
+threshold::
+
+    >>> from engine import Layout
+    >>> rec = TileRecognizer.load()                                  # doctest: +SKIP
+    >>> readings = rec.read_board(image, corners, Layout.load())     # doctest: +SKIP
+    >>> readings["b2"].label, round(readings["b2"].confidence, 3)   # doctest: +SKIP
+    (Tile(value=5, suit=<Suit.HEART: '♥'>), 0.998)
+
+The model file ``models/tiles.onnx`` takes float32 crops, N x 56 x 56 x 3, BGR,
+0..255 (normalisation is inside the graph) and returns ``logits`` (N x 52, over
+:data:`LABELS`) and ``embedding`` (N x D, the penultimate layer). Its metadata
+``models/tiles.json`` holds the labels, the input size, the crop span, the
+softmax temperature and the "?" threshold (calibrated on held-out frames).
+
+With an enrolment file (:mod:`vision.enrollment`) the class scores come from the
+user's own tile set instead; see :class:`vision.enrollment.Enrollment`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from engine import ALL_TILES, Layout, Tile
+from vision.board_view import CROP_SPAN, square_crops
+
+LABELS: tuple[str, ...] = (*(str(t) for t in ALL_TILES), "empty", "covered")
+"""Class names of the classifier: canonical tiles in ``ALL_TILES`` order, then
+``empty`` and ``covered``."""
+EMPTY = LABELS.index("empty")
+COVERED = LABELS.index("covered")
+UNKNOWN = "?"
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "tiles.onnx"
+
+Label = Tile | None | Literal["covered", "?"]
+
+
+def default_enrollment_path() -> Path:
+    """Where ``setupcam enroll`` writes and ``recognize``/the live app read the
+    user's tile set: ``$SETUPCAM_HOME/enrollment.npz``, else
+    ``~/.local/share/setupcam/enrollment.npz``."""
+    home = os.environ.get("SETUPCAM_HOME")
+    base = Path(home) if home else Path.home() / ".local" / "share" / "setupcam"
+    return base / "enrollment.npz"
+
+
+def label_of(index: int) -> Tile | Literal["covered"] | None:
+    """The reading for class ``index`` of :data:`LABELS`.
+
+    >>> str(label_of(0)), label_of(EMPTY), label_of(COVERED)
+    ('1★', None, 'covered')
+    """
+    if index == EMPTY:
+        return None
+    if index == COVERED:
+        return "covered"
+    return ALL_TILES[index]
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """What one square shows. ``label`` is a :class:`Tile`, ``None`` (empty),
+    ``"covered"`` or ``"?"`` (below the confidence threshold); ``confidence`` is the
+    calibrated probability of the best class; ``probabilities`` is over
+    :data:`LABELS` (for a decoder that applies the game's constraints).
+
+    >>> r = Reading(None, 0.99, np.zeros(len(LABELS)))
+    >>> r.text
+    ''
+    """
+
+    label: Label
+    confidence: float
+    probabilities: np.ndarray = field(repr=False)
+
+    @property
+    def text(self) -> str:
+        """Canonical tile text, ``""`` for empty, ``"covered"`` or ``"?"``."""
+        if self.label is None:
+            return ""
+        return str(self.label)
+
+    @property
+    def best_index(self) -> int:
+        return int(np.argmax(self.probabilities))
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Row-wise softmax of ``logits / temperature``.
+
+    >>> softmax(np.array([[0.0, 0.0]])).tolist()
+    [[0.5, 0.5]]
+    """
+    z = np.asarray(logits, np.float64) / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The metadata shipped beside the ONNX file (``tiles.json``)."""
+
+    labels: tuple[str, ...]
+    input_px: int
+    crop_span: float
+    temperature: float
+    threshold: float
+    embedding_dim: int
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def load(cls, path: Path) -> ModelInfo:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        labels = tuple(data["labels"])
+        if labels != LABELS:
+            raise ValueError(f"{path}: model labels do not match this version's LABELS")
+        return cls(
+            labels=labels,
+            input_px=int(data["input_px"]),
+            crop_span=float(data.get("crop_span", CROP_SPAN)),
+            temperature=float(data["temperature"]),
+            threshold=float(data["threshold"]),
+            embedding_dim=int(data["embedding_dim"]),
+            extra=data,
+        )
+
+
+class TileRecognizer:
+    """The tile classifier: an onnxruntime session plus its calibration, and
+    optionally the user's enrolled tile set.
+
+    Build it with :meth:`load`. ``threshold`` may be changed per instance (e.g. a
+    stricter live app) via :meth:`with_threshold`.
+    """
+
+    def __init__(self, session, info: ModelInfo, enrollment=None, path: Path | None = None) -> None:
+        self.session = session
+        self.path = path
+        self.info = info
+        self.enrollment = enrollment
+        self.threshold = info.threshold if enrollment is None else enrollment.threshold
+        self._input = session.get_inputs()[0].name
+
+    @classmethod
+    def load(
+        cls,
+        model_path: str | Path | None = None,
+        enrollment_path: str | Path | None = None,
+        threads: int = 1,
+    ) -> TileRecognizer:
+        """Open the model (default ``models/tiles.onnx`` with ``tiles.json`` beside it)
+        and, if given, an enrolment file. ``threads`` is onnxruntime's intra-op count.
+
+        >>> rec = TileRecognizer.load()
+        >>> rec.info.input_px, len(rec.info.labels)
+        (56, 52)
+        """
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        if not path.is_file():
+            raise FileNotFoundError(2, "model file not found", str(path))
+        meta = path.with_suffix(".json")
+        if not meta.is_file():
+            raise FileNotFoundError(
+                2, "model metadata (.json beside the .onnx) not found", str(meta)
+            )
+        info = ModelInfo.load(meta)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, int(threads))
+        options.inter_op_num_threads = 1
+        # Idle spinning threads would burn the CPU the camera loop and web server need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        enrollment = None
+        if enrollment_path is not None:
+            from vision.enrollment import Enrollment
+
+            enrollment = Enrollment.load(enrollment_path)
+            if enrollment.embedding_dim != info.embedding_dim:
+                raise ValueError(
+                    f"{enrollment_path}: enrolment was made with another model "
+                    f"(embedding {enrollment.embedding_dim}, model {info.embedding_dim}); "
+                    "run setupcam enroll again"
+                )
+        return cls(session, info, enrollment, path)
+
+    def head_weights(self) -> np.ndarray:
+        """The weight rows (52 x D) of the model's final linear layer, shipped beside
+        the model as ``tiles.head.npz`` (enrolment uses them for classes it has not
+        seen; reading them from the ONNX file would need the ``onnx`` package)."""
+        if self.path is None:
+            raise ValueError("the model's head weights are not available")
+        head = self.path.with_suffix(".head.npz")
+        if not head.is_file():
+            raise FileNotFoundError(2, "model head weights not found", str(head))
+        with np.load(head) as data:
+            return np.asarray(data["weight"], np.float64)
+
+    @property
+    def crop_px(self) -> int:
+        return self.info.input_px
+
+    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw model outputs ``(logits, embedding)`` for N crops (N x px x px x 3 BGR)."""
+        x = np.ascontiguousarray(crops, dtype=np.float32)
+        if x.ndim != 4 or x.shape[1:] != (self.crop_px, self.crop_px, 3):
+            raise ValueError(
+                f"crops must be N x {self.crop_px} x {self.crop_px} x 3, not {crops.shape}"
+            )
+        logits, embedding = self.session.run(None, {self._input: x})
+        return logits, embedding
+
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """The model's embedding (penultimate layer) of each crop, N x D."""
+        return self.run(crops)[1]
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """Calibrated class probabilities over :data:`LABELS`, N x 52."""
+        logits, embedding = self.run(crops)
+        if self.enrollment is not None:
+            return self.enrollment.probabilities(logits, embedding, self.info.temperature)
+        return softmax(logits, self.info.temperature)
+
+    def read_crops(self, crops: np.ndarray) -> list[Reading]:
+        """One :class:`Reading` per crop, from a single model call."""
+        probs = self.probabilities(crops)
+        out = []
+        for row in probs:
+            best = int(np.argmax(row))
+            conf = float(row[best])
+            label: Label = label_of(best) if conf >= self.threshold else UNKNOWN
+            out.append(Reading(label, conf, row))
+        return out
+
+    def crops(self, image: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
+        """The classifier's input crops of every square (layout order)."""
+        return square_crops(image, corners, layout, self.crop_px, self.info.crop_span)
+
+    def read_board(
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout
+    ) -> dict[str, Reading]:
+        """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE, SW)."""
+        readings = self.read_crops(self.crops(image, corners, layout))
+        return dict(zip(layout.squares, readings, strict=True))

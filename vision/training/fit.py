@@ -1,0 +1,263 @@
+"""The whole training recipe: render data, train, calibrate, export ONNX, evaluate.
+
+``setupcam train`` calls :func:`train`. Everything is seeded, so one command
+reproduces the shipped ``models/tiles.onnx`` + ``models/tiles.json``::
+
+    >>> cfg = quick_config()
+    >>> cfg.train.tables, cfg.epochs
+    (6, 1)
+
+Steps: (1) crops of the training families (rendered once, cached under
+``runs/data/``); (2) a :class:`~vision.training.model.TileNet` trained with AdamW
+and a one-cycle learning rate on augmented batches; (3) temperature scaling and
+the "?" threshold fitted on validation frames (other seeds); (4) ONNX export
+(``dynamo=False``) checked against torch; (5) the final table, read through the
+shipped runtime (:class:`vision.recognizer.TileRecognizer`) on test frames of the
+training families and of the held-out family.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.board_view import CROP_SPAN
+from vision.recognizer import LABELS, TileRecognizer, softmax
+from vision.synth import HELDOUT_FAMILIES
+from vision.training.augment import augment
+from vision.training.evaluate import (
+    choose_threshold,
+    family_table,
+    fit_temperature,
+    format_table,
+    time_call,
+)
+from vision.training.model import EMBEDDING_DIM, WIDTHS, TileNet
+from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A full recipe. Data specs name their seeds; ``seed`` drives weights and batches."""
+
+    train: DataSpec
+    val: DataSpec
+    test: DataSpec
+    heldout: DataSpec
+    epochs: int
+    batch: int = 128
+    lr: float = 4e-3
+    weight_decay: float = 5e-4
+    label_smoothing: float = 0.05
+    seed: int = 0
+    threads: int = 2
+
+
+def full_config() -> TrainConfig:
+    """The shipped model's recipe."""
+    return TrainConfig(
+        train=DataSpec(name="train", seed=1000, tables=700, views=6),
+        val=DataSpec(name="val", seed=2000, tables=50, views=4),
+        test=DataSpec(name="test", seed=3000, tables=60, views=4),
+        heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
+        epochs=14,
+    )
+
+
+def quick_config() -> TrainConfig:
+    """A smoke run (CI): a few hundred crops, one epoch."""
+    small = ((640, 360),)
+    return TrainConfig(
+        train=DataSpec(name="q-train", seed=1000, tables=6, views=4, resolutions=small),
+        val=DataSpec(name="q-val", seed=2000, tables=2, views=2, resolutions=small),
+        test=DataSpec(name="q-test", seed=3000, tables=2, views=2, resolutions=small),
+        heldout=DataSpec(
+            name="q-heldout",
+            seed=4000,
+            tables=1,
+            views=2,
+            resolutions=small,
+            families=HELDOUT_FAMILIES,
+        ),
+        epochs=1,
+        batch=64,
+    )
+
+
+def _log(message: str, quiet: bool) -> None:
+    if not quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = True) -> list[float]:
+    """Train ``net`` in place; returns the mean loss of each epoch."""
+    gen = torch.Generator().manual_seed(cfg.seed)
+    x = torch.from_numpy(data.x)
+    y = torch.from_numpy(data.y.astype(np.int64))
+    steps_per_epoch = max(1, len(y) // cfg.batch)
+    total = steps_per_epoch * cfg.epochs
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=total, pct_start=0.15
+    )
+    bar = ProgressBar("train", total, enabled=progress)
+    losses, step = [], 0
+    net.train()
+    for _epoch in range(cfg.epochs):
+        order = torch.randperm(len(y), generator=gen)
+        running, correct, seen = 0.0, 0, 0
+        for b in range(steps_per_epoch):
+            idx = order[b * cfg.batch : (b + 1) * cfg.batch]
+            xb = augment(x[idx].float(), gen)
+            logits, _ = net(xb)
+            loss = F.cross_entropy(logits, y[idx], label_smoothing=cfg.label_smoothing)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            running += float(loss.detach()) * len(idx)
+            correct += int((logits.argmax(1) == y[idx]).sum())
+            seen += len(idx)
+            bar.update(
+                step,
+                f"epoch {_epoch + 1}/{cfg.epochs} loss {running / seen:.3f} "
+                f"acc {correct / seen:.3f}",
+            )
+        losses.append(running / max(1, seen))
+    bar.close()
+    net.eval()
+    return losses
+
+
+@torch.no_grad()
+def predict_logits(net: TileNet, x: np.ndarray, batch: int = 512) -> np.ndarray:
+    net.eval()
+    out = [
+        net(torch.from_numpy(x[i : i + batch]).float())[0].numpy() for i in range(0, len(x), batch)
+    ]
+    return np.concatenate(out) if out else np.zeros((0, len(LABELS)), np.float32)
+
+
+def export_onnx(net: TileNet, path: Path, crop_px: int) -> None:
+    """Write ``net`` as ONNX (outputs ``logits``, ``embedding``; batch axis dynamic)."""
+    net.eval()
+    dummy = torch.zeros(12, crop_px, crop_px, 3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(path),
+        dynamo=False,  # the dynamo exporter needs onnxscript and gives bigger graphs
+        input_names=["crops"],
+        output_names=["logits", "embedding"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+        opset_version=17,
+    )
+
+
+def write_head(onnx_path: Path) -> Path:
+    """Save the final linear layer's weights beside the model (``tiles.head.npz``),
+    read from the exported graph, for enrolment (which has no ``onnx`` package)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(onnx_path)).graph
+    tensors = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    out = Path(onnx_path).with_suffix(".head.npz")
+    np.savez_compressed(out, weight=tensors["head.weight"], bias=tensors["head.bias"])
+    return out
+
+
+def train(
+    cfg: TrainConfig, out_dir: Path, quiet: bool = False, cache_dir: Path = CACHE_DIR
+) -> dict:
+    """Run the whole recipe and write ``out_dir/tiles.onnx`` and ``tiles.json``.
+    Returns the metadata written (with the metrics); prints the final table."""
+    t_start = time.perf_counter()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    progress = not quiet
+    datasets = {}
+    for spec in (cfg.train, cfg.val, cfg.test, cfg.heldout):
+        datasets[spec.name] = load_or_generate(spec, cache_dir, progress=progress)
+    train_data = datasets[cfg.train.name]
+    t_data = time.perf_counter() - t_start
+    _log(f"data: {len(train_data)} training crops ({t_data:.0f} s)", quiet)
+
+    crop_px = cfg.train.crop_px
+    net = TileNet()
+    losses = fit_model(net, train_data, cfg, progress=progress)
+    t_train = time.perf_counter() - t_start - t_data
+
+    # Calibration on validation seeds: temperature first, then the "?" threshold.
+    val = datasets[cfg.val.name]
+    val_logits = predict_logits(net, val.x)
+    temperature = fit_temperature(val_logits, val.y.astype(np.int64))
+    threshold = choose_threshold(softmax(val_logits, temperature), val.y.astype(np.int64))
+
+    onnx_path = Path(out_dir) / "tiles.onnx"
+    export_onnx(net, onnx_path, crop_px)
+    write_head(onnx_path)
+    meta = {
+        "labels": list(LABELS),
+        "input_px": crop_px,
+        "input": "float32 N x px x px x 3, BGR, 0..255 (normalised inside the graph)",
+        "outputs": ["logits", "embedding"],
+        "crop_span": CROP_SPAN,
+        "temperature": round(temperature, 5),
+        "threshold": round(threshold, 6),
+        "embedding_dim": EMBEDDING_DIM,
+        "architecture": f"TileNet widths {list(WIDTHS)}, embedding {EMBEDDING_DIM}",
+        "recipe": _recipe(cfg),
+        "epoch_losses": [round(v, 4) for v in losses],
+    }
+    meta_path = onnx_path.with_suffix(".json")
+    meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    # Final evaluation through the shipped runtime, exactly as recognize will read.
+    rec = TileRecognizer.load(onnx_path, threads=1)
+    check = rec.run(val.x[:12])[0]
+    drift = float(np.abs(check - val_logits[:12]).max())
+    if drift > 1e-2:
+        raise RuntimeError(f"ONNX export differs from torch by {drift:.3g}")
+    rows = []
+    for name in (cfg.test.name, cfg.heldout.name):
+        data = datasets[name]
+        probs = rec.probabilities(data.x)
+        rows += family_table(probs, data.y, data.family, rec.threshold, prefix=f"{name}: ")
+    sample = datasets[cfg.test.name].x[:12]
+    speed = time_call(lambda: rec.read_crops(sample), repeats=100, warmup=10)
+    elapsed = time.perf_counter() - t_start
+    meta["metrics"] = {
+        "rows": [asdict(r) for r in rows],
+        "speed_12_squares_1_thread": speed,
+        "seconds": {"data": round(t_data), "train": round(t_train), "total": round(elapsed)},
+    }
+    meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(format_table(rows))
+    print(
+        f"temperature {temperature:.3f}  threshold {threshold:.4f}  "
+        f"12 squares: {speed['median_ms']:.2f} ms median, {speed['p95_ms']:.2f} ms p95 (1 thread)  "
+        f"size {onnx_path.stat().st_size / 1e6:.2f} MB  total {elapsed / 60:.1f} min"
+    )
+    return meta
+
+
+def _recipe(cfg: TrainConfig) -> dict:
+    d = asdict(cfg)
+    for key in ("train", "val", "test", "heldout"):
+        spec = getattr(cfg, key)
+        d[key]["cache_key"] = spec.key()
+    return d
+
+
+def with_epochs(cfg: TrainConfig, epochs: int) -> TrainConfig:
+    return replace(cfg, epochs=epochs)

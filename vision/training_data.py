@@ -1,0 +1,306 @@
+"""Labelled square crops from the simulator, for training and measuring the tile classifier.
+
+No torch here: the benchmark and the tests use the same crops. A *table* is one
+random scene (one art style, table, clutter); each table is photographed
+``views`` times with a fresh position, camera, light and (sometimes) a hand,
+because drawing a new table costs ~0.3 s and a new view of it ~0.05 s. Every
+frame gives 12 crops, cut with :func:`vision.board_view.square_crops` from the
+delivered (lens-distorted) image at the truth corners jittered by up to ~1% of
+the board's width, as a board finder would leave them::
+
+    >>> spec = DataSpec(name="demo", seed=7, tables=1, views=2, resolutions=((640, 360),))
+    >>> data = generate(spec, progress=False)
+    >>> data.x.shape, data.y.shape
+    ((24, 56, 56, 3), (24,))
+    >>> LABELS[int(data.y[0])] in LABELS
+    True
+
+Labels index :data:`LABELS`: the 50 tiles (``ALL_TILES`` order), ``empty``, then
+``covered`` for a square a hand hides at least 20% of (``truth.covered``).
+Seeds: table ``i`` of a spec uses ``np.random.default_rng([spec.seed, i])``, so
+every crop is reproducible from the spec alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from engine import Layout
+from vision.board_view import square_crops
+from vision.recognizer import COVERED, EMPTY, LABELS
+from vision.synth import (
+    FAMILIES,
+    TRAINING_FAMILIES,
+    random_camera,
+    random_hand,
+    random_position,
+    random_scene,
+    render_frame,
+    sample_photo_effects,
+)
+
+CROP_PX = 56
+"""Side of the classifier's input crop in pixels."""
+CORNER_JITTER = 0.01
+"""Largest corner error simulated, as a fraction of the board's width."""
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE_DIR = REPO / "runs" / "data"  # /runs/ is git-ignored
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """What to render: ``tables`` tables x ``views`` frames, each of one family
+    drawn from ``families`` in turn, at one of ``resolutions``; ``hand_rate`` of the
+    frames have a hand over the board."""
+
+    name: str
+    seed: int
+    tables: int
+    views: int = 4
+    families: tuple[str, ...] = TRAINING_FAMILIES
+    resolutions: tuple[tuple[int, int], ...] = ((1280, 720), (1920, 1080))
+    hand_rate: float = 0.35
+    crop_px: int = CROP_PX
+    corner_jitter: float = CORNER_JITTER
+
+    def key(self) -> str:
+        """A short hash naming the cache file: any change of the recipe re-renders."""
+        text = json.dumps(asdict(self), sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True, eq=False)
+class CropSet:
+    """Crops (N x px x px x 3 BGR uint8) with labels and where each came from.
+
+    ``family`` indexes :data:`vision.synth.FAMILIES`; ``frame`` numbers the frame
+    within the set (12 consecutive crops per frame); ``coverage`` is the fraction
+    of the square a hand hides.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    family: np.ndarray
+    frame: np.ndarray
+    coverage: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def subset(self, mask: np.ndarray) -> CropSet:
+        return CropSet(
+            self.x[mask], self.y[mask], self.family[mask], self.frame[mask], self.coverage[mask]
+        )
+
+    @staticmethod
+    def concat(sets: list[CropSet]) -> CropSet:
+        offsets = np.cumsum([0] + [int(s.frame.max()) + 1 if len(s) else 0 for s in sets])
+        return CropSet(
+            np.concatenate([s.x for s in sets]),
+            np.concatenate([s.y for s in sets]),
+            np.concatenate([s.family for s in sets]),
+            np.concatenate([s.frame + o for s, o in zip(sets, offsets, strict=False)]),
+            np.concatenate([s.coverage for s in sets]),
+        )
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(
+            tmp, x=self.x, y=self.y, family=self.family, frame=self.frame, coverage=self.coverage
+        )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> CropSet:
+        with np.load(path) as data:
+            return cls(data["x"], data["y"], data["family"], data["frame"], data["coverage"])
+
+
+def crop_labels(frame, layout: Layout) -> list[int]:
+    """The label index of every square of a rendered frame, in layout order."""
+    out = []
+    for square in layout.squares:
+        tile = frame.truth.position.squares[square]
+        if square in frame.truth.covered:
+            out.append(COVERED)
+        elif tile is None:
+            out.append(EMPTY)
+        else:
+            out.append(LABELS.index(str(tile)))
+    return out
+
+
+def jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """Corners moved independently by up to ``amount`` x board width (sigma amount/2.5)."""
+    width = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1)))
+    noise = np.clip(rng.normal(0, amount / 2.5, (4, 2)), -amount, amount) * width
+    return corners + noise
+
+
+def render_table(spec: DataSpec, index: int, layout: Layout):
+    """Yield the ``spec.views`` frames of table ``index`` with their crop rngs."""
+    rng = np.random.default_rng([spec.seed, index])
+    family = spec.families[index % len(spec.families)]
+    resolution = spec.resolutions[int(rng.integers(len(spec.resolutions)))]
+    scene = random_scene(rng, family=family, hands=False, resolution=resolution, layout=layout)
+    for view in range(spec.views):
+        if view:
+            position, stacks = random_position(rng, layout)
+            scene = replace(
+                scene,
+                position=position,
+                stacks=stacks,
+                camera=random_camera(rng, resolution),
+                photo=sample_photo_effects(rng, strength=float(rng.uniform(0.3, 1.0))),
+                jitter_seed=int(rng.integers(1 << 30)),
+            )
+        hand = random_hand(rng) if rng.random() < spec.hand_rate else None
+        yield render_frame(replace(scene, hand=hand), rng), rng
+
+
+def generate(spec: DataSpec, progress: bool = True) -> CropSet:
+    """Render ``spec`` (no cache); ``progress`` prints a bar on stderr."""
+    layout = Layout.load()
+    n_frames = spec.tables * spec.views
+    n = n_frames * len(layout.squares)
+    x = np.empty((n, spec.crop_px, spec.crop_px, 3), np.uint8)
+    y = np.empty(n, np.int16)
+    fam = np.empty(n, np.int8)
+    frame_id = np.empty(n, np.int32)
+    coverage = np.empty(n, np.float32)
+    bar = ProgressBar(f"render {spec.name}", n_frames, enabled=progress)
+    k = 0
+    for table in range(spec.tables):
+        for frame, rng in render_table(spec, table, layout):
+            corners = jitter_corners(frame.truth.board_corners_distorted, rng, spec.corner_jitter)
+            sl = slice(k * 12, k * 12 + 12)
+            x[sl] = square_crops(frame.image, corners, layout, spec.crop_px)
+            y[sl] = crop_labels(frame, layout)
+            fam[sl] = FAMILIES.index(frame.truth.family)
+            frame_id[sl] = k
+            coverage[sl] = [frame.truth.coverage[s] for s in layout.squares]
+            k += 1
+            bar.update(k)
+    bar.close()
+    return CropSet(x, y, fam, frame_id, coverage)
+
+
+def load_or_generate(spec: DataSpec, cache_dir: Path = CACHE_DIR, progress: bool = True) -> CropSet:
+    """The crops of ``spec``, from ``cache_dir`` if rendered before (same recipe)."""
+    path = cache_dir / f"{spec.name}-{spec.key()}.npz"
+    if path.exists():
+        return CropSet.load(path)
+    data = generate(spec, progress=progress)
+    data.save(path)
+    return data
+
+
+class ProgressBar:
+    """A plain-text progress bar on stderr (one line, redrawn), with rate and ETA.
+
+    >>> bar = ProgressBar("demo", 3, enabled=False)
+    >>> bar.update(3); bar.close()
+    """
+
+    def __init__(self, label: str, total: int, enabled: bool = True, suffix: str = "") -> None:
+        self.label, self.total, self.enabled, self.suffix = label, max(1, total), enabled, suffix
+        self.start = time.perf_counter()
+        self._last = 0.0
+
+    def update(self, done: int, suffix: str | None = None) -> None:
+        if suffix is not None:
+            self.suffix = suffix
+        now = time.perf_counter()
+        if not self.enabled or (now - self._last < 0.5 and done < self.total):
+            return
+        self._last = now
+        frac = min(1.0, done / self.total)
+        elapsed = now - self.start
+        eta = elapsed / frac - elapsed if frac > 0 else 0.0
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        sys.stderr.write(
+            f"\r{self.label:<16} [{bar}] {done}/{self.total} "
+            f"{elapsed:5.0f}s eta {eta:4.0f}s {self.suffix}   "
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.update(self.total)
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+@dataclass(frozen=True, eq=False)
+class TileSetFrames:
+    """Frames of one physical tile set (one concrete style) on one table:
+    ``enrol`` shows all 50 tiles over a few photos without hands; ``test`` are
+    ordinary game frames (random positions, cameras, light, sometimes a hand).
+    Each frame comes with the corners to read it at (truth, distorted image)."""
+
+    family: str
+    enrol: list
+    test: list
+
+
+def enrolment_positions(rng: np.random.Generator, photos: int, layout: Layout) -> list:
+    """``photos`` positions that together show all 50 tiles once (the rest empty)."""
+    from engine import ALL_TILES, Position
+
+    order = [ALL_TILES[i] for i in rng.permutation(len(ALL_TILES))]
+    per = -(-len(order) // photos)
+    positions = []
+    for p in range(photos):
+        chunk = order[p * per : (p + 1) * per]
+        squares = list(layout.squares)
+        chosen = [squares[i] for i in sorted(rng.permutation(len(squares))[: len(chunk)])]
+        mapping = dict.fromkeys(squares)
+        mapping.update(zip(chosen, chunk, strict=True))
+        positions.append(Position(mapping, layout))
+    return positions
+
+
+def tile_set_frames(
+    seed: int,
+    family: str,
+    photos: int = 5,
+    tests: int = 20,
+    hand_rate: float = 0.35,
+    resolution: tuple[int, int] = (1280, 720),
+    same_camera: bool = False,
+) -> TileSetFrames:
+    """One tile set's enrolment photos and test frames, reproducible from ``seed``;
+    ``same_camera`` keeps one camera for all of them (as with one calibration file)."""
+    layout = Layout.load()
+    rng = np.random.default_rng([seed, 77])
+    scene = random_scene(rng, family=family, hands=False, resolution=resolution, layout=layout)
+
+    def shot(position, stacks, hand):
+        view = replace(
+            scene,
+            position=position,
+            stacks=stacks,
+            camera=scene.camera if same_camera else random_camera(rng, resolution),
+            photo=sample_photo_effects(rng, strength=float(rng.uniform(0.3, 1.0))),
+            jitter_seed=int(rng.integers(1 << 30)),
+            hand=hand,
+        )
+        frame = render_frame(view, rng)
+        return frame, frame.truth.board_corners_distorted
+
+    enrol = [shot(p, {}, None) for p in enrolment_positions(rng, photos, layout)]
+    test = []
+    for _ in range(tests):
+        position, stacks = random_position(rng, layout)
+        hand = random_hand(rng) if rng.random() < hand_rate else None
+        test.append(shot(position, stacks, hand))
+    return TileSetFrames(family, enrol, test)
