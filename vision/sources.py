@@ -99,7 +99,7 @@ class CaptureSource(FrameSource):
                 else:
                     self.status = {
                         "state": "reconnecting",
-                        "message": f"{self.name}: not available, retrying in {backoff:.0f} s",
+                        "message": f"{self.name}: not available, retrying in {backoff:g} s",
                     }
                     self._sleep(backoff)
                     backoff = min(backoff * 2, self.max_backoff_s)
