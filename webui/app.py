@@ -48,12 +48,14 @@ def create_app(
     app.extensions["setupcam.token"] = token
 
     from webui.api import api
+    from webui.coloretto import coloretto
     from webui.live import live
     from webui.pages import pages
 
     app.register_blueprint(pages)
     app.register_blueprint(api, url_prefix="/api")
     app.register_blueprint(live)
+    app.register_blueprint(coloretto)
 
     @app.before_request
     def require_token() -> Any:

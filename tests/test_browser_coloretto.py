@@ -1,0 +1,52 @@
+"""The Coloretto page in headless Chromium: the rulebook example, tapped in."""
+
+from __future__ import annotations
+
+from browser import chromium, serving
+from flask.testing import FlaskClient
+
+from setupcam.session import GameSession
+from setupcam.store import GameStore
+from webui import create_app
+
+
+def test_rulebook_example_tapped_in() -> None:
+    app = create_app(GameSession(GameStore(":memory:")))
+    with serving(app) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/coloretto")
+        page.fill("#new-player", "andrzej")
+        page.press("#new-player", "Enter")
+        player = page.locator("[data-player=andrzej]")
+        for card, times in (
+            ("green", 6),
+            ("yellow", 4),
+            ("red", 3),
+            ("blue", 2),
+            ("joker", 1),
+            ("+2", 1),
+        ):
+            for _ in range(times):
+                player.locator(f"[data-card='{card}'] .add").click()
+        page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
+        assert "joker becomes yellow" in player.locator(".explain").inner_text()
+        # A tenth green card is impossible: the page says so and keeps the last total.
+        for _ in range(4):
+            player.locator("[data-card='green'] .add").click()
+        banner = page.wait_for_selector("#error-banner:not([hidden])")
+        assert "green" in banner.inner_text()
+
+
+def test_score_api_errors() -> None:
+    client: FlaskClient = create_app(GameSession(GameStore(":memory:")), testing=True).test_client()
+    assert client.post("/api/coloretto/score", json=[1]).status_code == 400
+    bad = client.post("/api/coloretto/score", json={"table": "blue", "players": {}})
+    assert bad.status_code == 400 and "error" in bad.json
+    good = client.post(
+        "/api/coloretto/score",
+        json={
+            "table": "brown",
+            "players": {"a": {"green": 6, "yellow": 4, "red": 3, "blue": 2, "joker": 1, "+2": 1}},
+        },
+    )
+    assert good.json["players"]["a"]["total"] == 41

@@ -1,0 +1,35 @@
+"""The Coloretto helper page: tap each player's cards, see the best totals live."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, render_template, request
+
+from engine.coloretto import Scoresheet, explain
+
+coloretto = Blueprint("coloretto", __name__)
+
+COLOURS = ("yellow", "orange", "red", "pink", "blue", "green", "brown")
+"""The seven colours as the page offers them (the scorer takes any names)."""
+
+
+@coloretto.get("/coloretto")
+def page() -> Any:
+    return render_template("coloretto.html", colours=COLOURS)
+
+
+@coloretto.post("/api/coloretto/score")
+def score() -> Any:
+    """Body: the tableaus file of ``setupcam coloretto score``; answer: its output
+    plus each player's account in words."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return jsonify(error="the request body must be a tableaus JSON object"), 400
+    try:
+        sheet = Scoresheet.from_dict(data)
+        scores = sheet.best_scores()
+    except ValueError as err:
+        return jsonify(error=str(err)), 400
+    words = {name: explain(name, s, sheet.table) for name, s in scores.items()}
+    return jsonify(sheet.as_dict() | {"explain": words})

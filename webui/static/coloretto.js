@@ -1,0 +1,60 @@
+// Coloretto helper: card counts per player, scored by the server on every change.
+"use strict";
+
+(() => {
+  const players = {};  // name -> {card: count}
+  const box = document.getElementById("players");
+  const template = document.getElementById("player-template");
+
+  function addPlayer(name) {
+    name = name.trim();
+    if (!name || players[name]) return;
+    players[name] = {};
+    const node = template.content.firstElementChild.cloneNode(true);
+    node.dataset.player = name;
+    node.querySelector(".name").textContent = name;
+    node.querySelector(".remove").addEventListener("click", () => { delete players[name]; node.remove(); rescore(); });
+    for (const row of node.querySelectorAll(".card-row")) {
+      const card = row.dataset.card;
+      const change = (step) => {
+        const count = Math.max(0, (players[name][card] || 0) + step);
+        players[name][card] = count;
+        row.querySelector(".count").textContent = count;
+        rescore();
+      };
+      row.querySelector(".add").addEventListener("click", () => change(1));
+      row.querySelector(".minus").addEventListener("click", () => change(-1));
+    }
+    box.appendChild(node);
+    rescore();
+  }
+
+  async function rescore() {
+    const names = Object.keys(players);
+    if (!names.length) return;
+    const body = { table: document.getElementById("table").value, players: {} };
+    for (const name of names) {
+      body.players[name] = {};
+      for (const [card, count] of Object.entries(players[name])) if (count) body.players[name][card] = count;
+    }
+    try {
+      const result = await setupcam.api("POST", "/api/coloretto/score", body);
+      for (const name of names) {
+        const node = box.querySelector(`[data-player="${CSS.escape(name)}"]`);
+        const score = result.players[name];
+        node.querySelector(".total").textContent = `${score.total} points`;
+        node.querySelector(".explain").textContent = result.explain[name].join("\n");
+      }
+    } catch (e) { /* the banner says why (e.g. more than 9 cards of a colour) */ }
+  }
+
+  document.getElementById("add-player").addEventListener("click", () => {
+    const input = document.getElementById("new-player");
+    addPlayer(input.value);
+    input.value = "";
+  });
+  document.getElementById("new-player").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") document.getElementById("add-player").click();
+  });
+  document.getElementById("table").addEventListener("change", rescore);
+})();
