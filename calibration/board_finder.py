@@ -609,7 +609,11 @@ def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> n
 
 
 def _refine_outline(
-    image: np.ndarray, quad: np.ndarray, radius: float, samples: int = 40
+    image: np.ndarray,
+    quad: np.ndarray,
+    radius: float,
+    samples: int = 40,
+    keep_missing: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Re-fit each side from colour-edge profiles across it; returns corners and inlier share.
 
@@ -683,9 +687,14 @@ def _refine_outline(
             u = q @ direction
             v = q @ np.array([-direction[1], direction[0]])
             curve = np.polyfit(u / lengths[side], v, 2)
+            # A lens bends an edge by well under 1% of its length; more is two edges mixed.
+            if abs(curve[0]) * 0.25 > 0.005 * lengths[side]:
+                curve = None
         lines.append((centre, direction, curve))
         share.append(keep.sum() / samples)
-    if sum(s > 0 for s in share) < 2:
+    # Tracking must not keep a side where it was (the board may have moved): it
+    # passes keep_missing=False and gets a failure instead.
+    if sum(s > 0 for s in share) < (2 if keep_missing else 4):
         return quad, 0.0
     corners = []
     for i in range(4):
@@ -699,7 +708,7 @@ def _refine_outline(
                 break
             pt = better
         corners.append(pt)
-    return np.array(corners), float(np.mean(share))
+    return np.array(corners), float(np.mean(share) if keep_missing else min(share))
 
 
 def _tangent_at(
@@ -766,8 +775,8 @@ def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | N
     radius = max(6.0, 0.02 * _mean_side(quad))
     share = 0.0
     for r in (radius, 2.5):
-        quad, share = _refine_outline(image, quad, r)
-        if share < 0.5:  # mean over the sides: a hand may hide most of one
+        quad, share = _refine_outline(image, quad, r, keep_missing=False)
+        if share < 0.5:  # mean over the sides: a hand may hide much of one
             return None
     if not _convex_clockwise(quad):
         return None
