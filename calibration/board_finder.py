@@ -300,7 +300,10 @@ def _check_light(small: np.ndarray) -> None:
     if mean < DARK_MEAN:
         raise BoardNotFound(f"too dark: mean brightness {mean:.0f}/255 (turn on a light)")
     if float(grey.std()) < 6.0:
-        raise BoardNotFound("no contrast in the image (is the lens covered or out of focus?)")
+        raise BoardNotFound(
+            "no contrast in the image: the board is not in view "
+            "(or the lens is covered or out of focus)"
+        )
     if mean > 240:
         raise BoardNotFound(f"too bright: mean brightness {mean:.0f}/255 (overexposed)")
 
@@ -805,6 +808,7 @@ RING = (0.03, 0.16)  # the border band (inside the grid's 0.18) that hands rarel
 MOVE_TOLERANCE_PX = 1.0  # corner motion below this is noise, not a bump
 PATCH_MATCH = 0.85  # per-patch correlation above which a patch "still matches"
 MIN_MATCHING = 0.5  # share of border patches that must match to call the board unmoved
+MAX_THUMB_SHIFT = 0.6  # thumbnail pixels (about 0.5% of the board width) of slide allowed
 
 
 def _thumb_homography(location: BoardLocation, scale: float) -> np.ndarray:
@@ -875,6 +879,20 @@ def border_match(reference: np.ndarray, current: np.ndarray) -> float:
             ok = float((a * b).mean()) / math.sqrt(va * vb) > PATCH_MATCH
         matched += ok
     return matched / len(_PATCHES)
+
+
+def _thumb_shift(reference: np.ndarray, current: np.ndarray) -> float:
+    """How far (thumbnail pixels) the picture slid against the reference.
+
+    Patch correlation alone forgives a shift of a few pixels (smooth art still
+    correlates); phase correlation measures it, so a small bump under a hand is
+    noticed instead of reading squares through a slightly stale homography.
+    """
+    window = cv2.createHanningWindow((THUMB, THUMB), cv2.CV_32F)
+    (dx, dy), _ = cv2.phaseCorrelate(
+        reference.astype(np.float32), current.astype(np.float32), window
+    )
+    return float(math.hypot(dx, dy))
 
 
 def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:
@@ -972,7 +990,10 @@ class BoardTracker:
             # 2. Outline not confirmed (hands over a side?): the board is unmoved only
             #    if most of its border band still looks the same.
             current = board_thumbnail(image, old)
-            if border_match(self._reference, current) >= MIN_MATCHING:
+            if (
+                border_match(self._reference, current) >= MIN_MATCHING
+                and _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
+            ):
                 self.state = "tracking"
                 return old
         return self._reregister(image)

@@ -250,3 +250,61 @@ def _scaled_matrix(k: Any, calibrated: tuple[int, int], actual: tuple[int, int])
     k[0] *= sx
     k[1] *= sy
     return k
+
+
+# --- the board's look (sidecar file) ----------------------------------------------------
+# Section 6 fixes the calibration file's keys, so the BoardLook (which edge is which,
+# by the colours of the board's art) lives beside it: calibration.json ->
+# calibration.look.json. Readers of the calibration file never see it.
+
+
+def board_look_path(calibration_path: str | Path) -> Path:
+    """The sidecar file holding the board's look for a calibration file.
+
+    >>> str(board_look_path("/tmp/calibration.json"))
+    '/tmp/calibration.look.json'
+    """
+    path = Path(calibration_path)
+    return path.with_name(f"{path.stem}.look.json")
+
+
+def save_board_look(look: Any, calibration_path: str | Path) -> Path:
+    """Write ``look`` (a :class:`calibration.board_finder.BoardLook`) beside the calibration.
+
+    Atomic like :func:`save_calibration`; returns the sidecar's path.
+    """
+    path = board_look_path(calibration_path)
+    text = json.dumps({"board_look": look.to_dict()}, indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_board_look(calibration_path: str | Path) -> Any:
+    """The board's look saved beside ``calibration_path``, or ``None`` if there is none.
+
+    Without a look, south is taken to be the edge nearest the camera (the dashboard
+    asks the user to confirm it). A broken sidecar raises :class:`CalibrationError`.
+
+        >>> look = load_board_look("calibration.json")  # doctest: +SKIP
+        >>> tracker = BoardTracker(layout, look=look)   # doctest: +SKIP
+    """
+    from calibration.board_finder import BoardLook
+
+    path = board_look_path(calibration_path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CalibrationError(f"{path}: cannot read the board look ({err})") from None
+    try:
+        return BoardLook.from_dict(data["board_look"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise CalibrationError(f"{path}: {err}") from None

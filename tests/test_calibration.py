@@ -19,7 +19,10 @@ from calibration.board_finder import (
 from calibration.camera_file import (
     Calibration,
     CalibrationError,
+    board_look_path,
+    load_board_look,
     load_calibration,
+    save_board_look,
     save_calibration,
     undistort,
 )
@@ -315,22 +318,157 @@ def test_tracked_finding_is_fast_and_consistent():
 # --- simulator frames --------------------------------------------------------------------
 
 
-def test_find_board_on_simulator_frames():
+def _sim_frame(seed: int, **kw):
     from vision.synth import scene as synth
 
-    found, good = 0, 0
-    for seed in range(10):
-        frame = synth.render_frame(synth.random_scene(seed), seed)
+    return synth.render_frame(synth.random_scene(seed, **kw), seed)
+
+
+def test_find_board_on_simulator_frames():
+    good = 0
+    for seed in range(20):
+        frame = _sim_frame(seed)
         truth = frame.truth
         cal = Calibration(truth.image_size, truth.camera_matrix, truth.dist_coeffs)
         try:
             location = find_board(undistort(frame.image, cal), LAYOUT)
         except BoardNotFound:
             continue
-        found += 1
         good += _any_rotation_error(location.corners, truth.board_corners) < 0.01
-    # Current figure (see docs/calibration.md): about 80% within 1% of the board width.
-    assert found >= 8 and good >= 7
+    # Measured 17/20 (see docs/calibration.md, "Measured"); the issue asks for 99%.
+    assert good >= 17
+
+
+def test_orientation_with_a_registered_look_on_simulator_frames():
+    import dataclasses
+
+    from vision.synth import scene as synth
+
+    # The user registers the board once (true corners = south confirmed) ...
+    setup = synth.random_scene(12)
+    first = synth.render_frame(setup, 12)
+    look = BoardLook.capture(first.image, manual_board(first.truth.board_corners_distorted), LAYOUT)
+    assert look.distinct()
+    checked = 0
+    for seed in range(301, 309):
+        # ... then the camera moves anywhere (any yaw) and the tiles change.
+        scene = dataclasses.replace(synth.random_scene(seed), style=setup.style)
+        frame = synth.render_frame(scene, seed)
+        truth = frame.truth.board_corners_distorted
+        try:
+            location = find_board(frame.image, LAYOUT, look=look)
+        except BoardNotFound:
+            continue
+        if _any_rotation_error(location.corners, truth) >= 0.01:
+            continue  # a corner miss is counted by the test above, not here
+        checked += 1
+        assert location.orientation_source == "signature"
+        assert _rel_error(location.corners, truth) < 0.01, seed
+    assert checked >= 6
+
+
+def test_board_look_sidecar(tmp_path):
+    scene = render_board_scene(np.random.default_rng(100))
+    look = BoardLook.capture(scene.image, manual_board(scene.corners), LAYOUT)
+    cal_path = tmp_path / "calibration.json"
+    assert load_board_look(cal_path) is None  # no look yet: nearest-edge default
+    written = save_board_look(look, cal_path)
+    assert written == board_look_path(cal_path) == tmp_path / "calibration.look.json"
+    assert load_board_look(cal_path).edge_lab == pytest.approx(look.edge_lab, abs=0.01)
+    written.write_text("{}")
+    with pytest.raises(CalibrationError, match=r"calibration\.look\.json"):
+        load_board_look(cal_path)
+
+
+def test_not_in_view_and_too_oblique_messages():
+    from calibration.synthetic import (
+        board_picture,
+        plane_homography,
+        pose,
+        render_plane,
+        table_texture,
+    )
+
+    # A simulator frame's table without the board (its top-left corner, enlarged).
+    frame = _sim_frame(11)
+    corners = frame.truth.board_corners_distorted
+    x1, y1 = int(corners[:, 0].min()) - 5, int(corners[:, 1].min()) - 5
+    assert x1 > 100 and y1 > 60
+    table = cv2.resize(frame.image[:y1, :x1], (1280, 720))
+    with pytest.raises(BoardNotFound, match="not in view"):
+        find_board(table, LAYOUT)
+    # The board seen 72 degrees off vertical.
+    rng = np.random.default_rng(1)
+    size = (1280, 720)
+    k = camera_matrix(*size, 1280.0)
+    rotation = pose(72, 90, 20)
+    t = rotation @ np.array([-0.5, -0.5, 0]) + np.array([0, 0, 1280.0 / (720 * 0.6)])
+    image = render_plane(
+        board_picture(LAYOUT, 512, rng),
+        np.diag([512.0, 512.0, 1.0]),
+        plane_homography(k, rotation, t),
+        size,
+        background=table_texture(rng, size),
+    )
+    with pytest.raises(BoardNotFound, match="too oblique"):
+        find_board(image, LAYOUT)
+
+
+def test_tracker_re_registers_after_a_simulated_bump():
+    import dataclasses
+
+    from vision.synth import scene as synth
+
+    scene = synth.random_scene(12)
+    first = synth.render_frame(scene, 12)
+    tracker = BoardTracker(LAYOUT)
+    registered = tracker.update(first.image)
+    assert tracker.state == "tracking"
+    assert _any_rotation_error(registered.corners, first.truth.board_corners_distorted) < 0.01
+    # The camera is knocked: the view turns by about 12 px.
+    bumped = dataclasses.replace(scene, camera=scene.camera.shaken(np.random.default_rng(1), 12))
+    frame = synth.render_frame(bumped, 13)
+    truth = frame.truth.board_corners_distorted
+    assert corner_error(truth, first.truth.board_corners_distorted) > 4  # it really moved
+    located = tracker.update(frame.image)
+    assert tracker.state == "tracking" and tracker.reregistrations == 1
+    # Re-registered, and south stayed the registered south.
+    turns = min(
+        range(4),
+        key=lambda k: corner_error(
+            np.roll(registered.corners, k, 0), first.truth.board_corners_distorted
+        ),
+    )
+    assert _rel_error(np.roll(located.corners, turns, 0), truth) < 0.01
+
+
+def test_moved_board_under_hands_is_not_tracked_with_stale_corners():
+    import dataclasses
+
+    from vision.synth import scene as synth
+
+    scene = synth.random_scene(14)
+    tracker = BoardTracker(LAYOUT)
+    old = tracker.update(synth.render_frame(scene, 14).image)
+    assert old is not None
+    for seed in (15, 16, 17):
+        # A different camera pose (the board moved a lot) with a hand over the board.
+        moved = dataclasses.replace(
+            synth.random_scene(seed, hands=True),
+            style=scene.style,
+            position=scene.position,
+            stacks=scene.stacks,
+        )
+        frame = synth.render_frame(moved, seed)
+        located = tracker.update(frame.image)
+        truth = frame.truth.board_corners_distorted
+        if located is None:
+            assert tracker.state.startswith("lost") and tracker.location is None
+        else:
+            # Whatever it returns is the new place, never the old corners.
+            assert tracker.state == "tracking"
+            assert corner_error(located.corners, old.corners) > 10
+            assert _any_rotation_error(located.corners, truth) < 0.05
 
 
 # --- command line ------------------------------------------------------------------------
@@ -343,7 +481,9 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
     out = tmp_path / "cal.json"
     debug = tmp_path / "debug.png"
     assert main(["calibrate", "board", str(image), "--out", str(out), "--debug", str(debug)]) == 0
-    assert "board found automatically" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "board found automatically" in printed and "cal.look.json" in printed
+    assert load_board_look(out).distinct()
     corners = np.array(load_calibration(out).board_corners)
     assert _any_rotation_error(corners, scene.corners) < 0.01
     assert cv2.imread(str(debug)).shape == scene.image.shape

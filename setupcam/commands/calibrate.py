@@ -4,7 +4,8 @@ setupcam calibrate target --out charuco.pdf
 setupcam calibrate markers --out markers.pdf
 setupcam calibrate lens photo1.jpg photo2.jpg ... --out camera.json
 setupcam calibrate board frame.jpg [--calibration camera.json]
-    [--corners "x,y x,y x,y x,y" | --markers] [--debug debug.png] --out calibration.json
+    [--corners "x,y x,y x,y x,y" | --markers] [--turn N] [--debug debug.png]
+    --out calibration.json   (also writes calibration.look.json, the board's look)
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def register(subparsers: Any) -> None:
     how = board.add_mutually_exclusive_group()
     how.add_argument("--corners", help='the board corners NW NE SE SW in pixels: "x,y x,y x,y x,y"')
     how.add_argument("--markers", action="store_true", help="use the four corner markers")
+    board.add_argument(
+        "--turn",
+        type=int,
+        default=0,
+        choices=(0, 1, 2, 3),
+        help="turn the found orientation this many quarter turns clockwise "
+        "(south is first taken to be the edge nearest the camera)",
+    )
     board.add_argument("--debug", metavar="OUT.png", help="draw what was found into an image")
     board.add_argument("--out", required=True, help="calibration JSON to write")
     board.set_defaults(handler=_board)
@@ -137,8 +146,15 @@ def _parse_corners(text: str) -> list[tuple[float, float]]:
 def _board(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.board_finder import BoardNotFound, find_board, manual_board
-    from calibration.camera_file import Calibration, load_calibration, save_calibration, undistort
+    from calibration.board_finder import BoardLook, BoardNotFound, find_board, manual_board
+    from calibration.camera_file import (
+        Calibration,
+        load_board_look,
+        load_calibration,
+        save_board_look,
+        save_calibration,
+        undistort,
+    )
     from calibration.markers import find_board_by_markers, missing_markers
     from engine.layout import Layout
 
@@ -146,7 +162,12 @@ def _board(args: argparse.Namespace) -> int:
     image = read_image(args.image)
     layout = Layout.load(args.layout)
     height, width = image.shape[:2]
+    look = None
     if args.calibration:
+        try:
+            look = load_board_look(args.calibration)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
         cal = load_calibration(args.calibration)
         if cal.image_size != (width, height) and (
             cal.image_size[0] * height != cal.image_size[1] * width
@@ -170,7 +191,7 @@ def _board(args: argparse.Namespace) -> int:
         how = "from the four corner markers"
     else:
         try:
-            location = find_board(image, layout)
+            location = find_board(image, layout, look=look)
         except BoardNotFound as err:
             raise UsageError(f"board not found: {err.reason}") from None
         how = (
@@ -178,7 +199,14 @@ def _board(args: argparse.Namespace) -> int:
             if location.orientation_source == "nearest-edge"
             else "automatically"
         )
+    if args.turn:
+        location = location.rotated(args.turn, "manual")
+        how += f", turned {args.turn} quarter turn(s) clockwise"
     save_calibration(cal.with_board(location.corners), out)
+    # Remember the board's look (its edges' colours) so later frames, from any camera
+    # position, know which edge is south without asking again.
+    board_look = BoardLook.capture(image, location, layout)
+    look_file = save_board_look(board_look, out)
     corners = " ".join(
         f"{n}=({x:.1f},{y:.1f})"
         for n, (x, y) in zip(("NW", "NE", "SE", "SW"), location.corners, strict=True)
@@ -190,6 +218,12 @@ def _board(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.debug}: cannot write the debug image")
         print(f"wrote {debug}")
     print(f"wrote {out}")
+    tell = (
+        "its edges look distinct: orientation will follow the board"
+        if board_look.distinct()
+        else "its edges look alike: orientation will rely on tracking"
+    )
+    print(f"wrote {look_file} (the board's look; {tell})")
     return 0
 
 
