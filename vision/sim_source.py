@@ -3,6 +3,7 @@ frame at the camera's pace, one game after another (``setupcam demo``)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 
@@ -76,7 +77,7 @@ class SimulatedTableSource(FrameSource):
             lead_in = [(first[0], [start_event])]
             lead_in += [(first[0], [])] * int(LEAD_IN_S * self.fps)
             lead_in += [(first[0], first[1])]
-            for frame, events in [*lead_in, *frames]:
+            for frame, events in itertools.chain(lead_in, frames):
                 if self._closed:
                     return
                 if self.realtime:

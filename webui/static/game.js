@@ -203,6 +203,13 @@
     try { await setupcam.api("POST", "/api/pending/dismiss", {}); } catch (e) { /* banner */ }
   });
 
+  // The camera stream never finishes loading; attach it after the page has loaded so
+  // the browser does not show the page as loading forever.
+  window.addEventListener("load", () => {
+    const live = $("live");
+    live.src = live.dataset.src;
+  });
+
   function connect() {
     const source = new EventSource("/api/events");
     source.addEventListener("state", (e) => { state = JSON.parse(e.data); render(); });
