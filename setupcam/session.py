@@ -234,9 +234,12 @@ class GameSession:
     # -- change notification -------------------------------------------------------
 
     def set_camera_status(self, status: dict[str, Any]) -> None:
+        """Keep the camera's status; tell the dashboards only when its words change
+        (not for every frame's timing)."""
         with self._lock:
-            if status != self.camera_status:
-                self.camera_status = status
+            changed = any(status.get(k) != self.camera_status.get(k) for k in ("state", "message"))
+            self.camera_status = status
+            if changed:
                 self._notify()
 
     def wait_for_change(self, version: int, timeout: float) -> int:

@@ -167,3 +167,14 @@ def test_wait_for_change() -> None:
     assert session.wait_for_change(version, timeout=0.01) == version
     session.swap()
     assert session.wait_for_change(version, timeout=0.01) > version
+
+
+def test_camera_status_notifies_only_on_change() -> None:
+    session = GameSession(GameStore(":memory:"))
+    session.set_camera_status({"state": "tracking", "message": "watching", "frame_ms": 10.0})
+    version = session.version
+    session.set_camera_status({"state": "tracking", "message": "watching", "frame_ms": 11.0})
+    assert session.version == version
+    assert session.state_json()["camera"]["frame_ms"] == 11.0
+    session.set_camera_status({"state": "lost", "message": "board not found", "frame_ms": 3.0})
+    assert session.version == version + 1
