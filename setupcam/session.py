@@ -303,7 +303,7 @@ class GameSession:
                 "turns": [o.to_json() for o in state.outcomes],
                 "position": state.position.to_json(),
                 "start": setup.start.to_json(),
-                "layout": _layout_json(setup.layout),
+                "layout": layout_json(setup.layout),
                 "buried": sorted(str(t) for t in state.buried),
                 "in_bag": state.in_bag,
                 "in_hands": state.in_hands,
@@ -355,7 +355,7 @@ class GameSession:
             return out.getvalue()
 
 
-def _layout_json(layout: Layout) -> dict[str, Any]:
+def layout_json(layout: Layout) -> dict[str, Any]:
     return {
         "name": layout.name,
         "squares": {
@@ -380,4 +380,4 @@ def _emptied(position: Position, square: str) -> Position:
     return Position({**position.squares, square: None}, position.layout)
 
 
-__all__ = ["GameError", "GameSession", "PendingPlay", "SessionError"]
+__all__ = ["GameError", "GameSession", "PendingPlay", "SessionError", "layout_json"]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from engine import Layout
 from setupcam.session import GameSession
 from setupcam.store import GameStore
 from webui import create_app
@@ -35,6 +36,10 @@ class FakeCamera:
 
     def current_reading(self) -> dict[str, Any] | None:
         return {"squares": {"b2": "5♥", "c2": "9♣"}}
+
+    @property
+    def layout(self) -> Layout:
+        return Layout.load()
 
 
 @pytest.fixture
@@ -176,7 +181,9 @@ def test_token_protects_changes_not_reading(session: GameSession) -> None:
 
 
 def test_calibration_endpoints(client: FlaskClient) -> None:
-    assert client.get("/api/calibration").json["corners"][0] == [10, 10]
+    calibration = client.get("/api/calibration").json
+    assert calibration["corners"][0] == [10, 10]
+    assert len(calibration["layout"]["squares"]) == 12
     corners = [[1, 1], [50, 2], [51, 50], [2, 49]]
     assert (
         client.post("/api/calibration/corners", json={"corners": corners}).json["corners"]

@@ -291,6 +291,10 @@ class PipelineRunner:
             image, report.location.corners if report.location else None, quads, texts, status
         )
 
+    @property
+    def layout(self) -> Layout:
+        return self.pipeline.layout
+
     def board_corners(self) -> list[list[float]] | None:
         location = self.pipeline.board.location
         return None if location is None else location.corners_list()

@@ -17,7 +17,7 @@ from engine import (
     Tile,
     TileError,
 )
-from setupcam.session import GameSession, SessionError
+from setupcam.session import GameSession, SessionError, layout_json
 from webui.app import CameraControl
 
 api = Blueprint("api", __name__)
@@ -177,7 +177,7 @@ def export_csv() -> Any:
 @api.get("/calibration")
 def calibration() -> Any:
     camera = _camera()
-    return jsonify(corners=camera.board_corners())
+    return jsonify(corners=camera.board_corners(), layout=layout_json(camera.layout))
 
 
 @api.post("/calibration/corners")

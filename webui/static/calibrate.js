@@ -79,7 +79,7 @@
       const [cal, state] = await Promise.all([
         setupcam.api("GET", "/api/calibration"), setupcam.api("GET", "/api/state"),
       ]);
-      layout = state.layout || null;
+      layout = cal.layout;
       setupcam.showCamera(state.camera);
       corners = cal.corners || [[100, 100], [400, 100], [400, 400], [100, 400]];
       message.textContent = cal.corners ? "" : "The board was not found: drag the corners onto it.";
