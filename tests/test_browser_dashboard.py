@@ -54,6 +54,11 @@ def test_game_flow_in_the_browser(tmp_path: Path) -> None:
         alert = page.wait_for_selector("#bonus-alert:not([hidden])")
         assert "Red +1: move your pawn!" in alert.inner_text()
         assert scores(page) == {"red": "5", "green": "6"}
+        # The diagram highlights the last turn's sets; clicking turn 1 shows its set.
+        assert page.locator("rect.scoring").count() == 3  # 9♥ 9♣ 9♦
+        page.click("#turn-log li[value='1']")
+        page.wait_for_selector("#turn-log li.shown")
+        assert page.locator("rect.scoring").count() == 2  # 4♥ 5♥
 
         # Swap by keyboard: red's turn passes to green.
         page.keyboard.press("s")

@@ -13,14 +13,15 @@ const boardDiagram = (() => {
     return node;
   }
 
-  function draw(svg, state, onSquareClick) {
+  // `shown` is the turn whose sets are highlighted (default: the last one).
+  function draw(svg, state, onSquareClick, shown) {
     svg.replaceChildren();
     if (!state.layout) return;
     const layout = state.layout;
     const owners = {};
     for (const p of state.players) owners[p.edge] = p.colour;
     const squares = (state.position && state.position.squares) || {};
-    const last = state.turns.length ? state.turns[state.turns.length - 1] : null;
+    const last = shown || (state.turns.length ? state.turns[state.turns.length - 1] : null);
     const scoring = new Set(last && last.legal ? last.scoring_tiles : []);
     const placed = new Set(last && last.legal ? Object.keys(last.placed) : []);
 

@@ -4,6 +4,7 @@
 
 (() => {
   let state = null;
+  let shownTurn = null;  // a turn picked in the log, whose sets the diagram highlights
   let lastTurnCount = null;
   let bonusTimer = null;
 
@@ -50,6 +51,12 @@
       item.className = t.action === "swap" ? "swap" : t.legal ? "play" : "illegal";
       item.style.borderLeftColor = setupcam.playerColour(t.player);
       item.textContent = describeTurn(t);
+      item.title = "Show this turn's sets on the board";
+      if (shownTurn && shownTurn.turn === t.turn) item.classList.add("shown");
+      item.addEventListener("click", () => {
+        shownTurn = shownTurn && shownTurn.turn === t.turn ? null : t;
+        render();
+      });
       log.appendChild(item);
     }
   }
@@ -136,7 +143,8 @@
   function render() {
     setupcam.showCamera(state.camera);
     renderScoreboard();
-    boardDiagram.draw($("board"), state, openCorrection);
+    if (shownTurn && !state.turns.some((t) => t.turn === shownTurn.turn)) shownTurn = null;
+    boardDiagram.draw($("board"), state, openCorrection, shownTurn);
     renderLog();
     renderChart();
     renderBonus();
