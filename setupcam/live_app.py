@@ -25,6 +25,7 @@ from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
 from vision.pipeline import FrameReport, LivePipeline, PipelineRunner, start_position
 from vision.sources import FrameSource, SourceFrame
+from vision.stability import SETTLE_S
 from webui import create_app
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -158,6 +159,7 @@ def build_live_app(
     layout_path: str | None = None,
     simulated_players: bool = False,
     resume: bool = True,
+    settle_s: float = SETTLE_S,
 ) -> LiveApp:
     """Wire a source to a new pipeline, a session on the game store, and the dashboard."""
     from calibration.camera_file import load_calibration
@@ -174,7 +176,9 @@ def build_live_app(
     calibration = None
     if calibration_path is not None and Path(calibration_path).is_file():
         calibration = load_calibration(calibration_path)
-    pipeline = LivePipeline(recognizer, layout, calibration=calibration, link=SessionLink(session))
+    pipeline = LivePipeline(
+        recognizer, layout, calibration=calibration, settle_s=settle_s, link=SessionLink(session)
+    )
     players = SimulatedPlayers(session, pipeline) if simulated_players else None
     runner = PipelineRunner(
         source,

@@ -25,6 +25,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--style", help="tile art family of the simulated table")
     parser.add_argument("--db", help="game database (default: a fresh one for the demo)")
     parser.add_argument("--model", help="tile model (default: models/tiles.onnx)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.35,
+        metavar="SECONDS",
+        help="how long the board must be still and clear of hands before a play counts",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -37,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.style is not None and args.style not in FAMILIES:
         raise UsageError(f"unknown --style {args.style!r}; families: {', '.join(FAMILIES)}")
+    if not 0.05 <= args.settle <= 10:
+        raise UsageError(f"--settle must be between 0.05 and 10 seconds, not {args.settle}")
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port must be 1..65535, not {args.port}")
     source = SimulatedTableSource(
@@ -46,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     db = args.db or str(tempfile.mkdtemp(prefix="setupcam-demo-") + "/games.sqlite")
     live = build_live_app(
         source,
+        settle_s=args.settle,
         host=args.host,
         db_path=db,
         model_path=args.model,

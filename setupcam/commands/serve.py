@@ -29,6 +29,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--model", metavar="FILE", help="tile model (default: models/tiles.onnx)")
     parser.add_argument("--enrollment", metavar="FILE", help="an enrolled tile set")
     parser.add_argument("--db", metavar="FILE", help="game database (default in ~/.local/share)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.35,
+        metavar="SECONDS",
+        help="how long the board must be still and clear of hands before a play counts",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.live_app import build_live_app, run_until_interrupted
     from vision.sources import CaptureSource, ImageFolderSource
 
+    if not 0.05 <= args.settle <= 10:
+        raise UsageError(f"--settle must be between 0.05 and 10 seconds, not {args.settle}")
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port must be 1..65535, not {args.port}")
     for flag in ("video", "model", "enrollment", "layout"):
@@ -53,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     )
     live = build_live_app(
         source,
+        settle_s=args.settle,
         host=args.host,
         db_path=args.db,
         model_path=args.model,
