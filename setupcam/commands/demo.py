@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from setupcam.cli import UsageError
+from setupcam.live_options import add_live_options, check_live_options
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,23 +16,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "pipeline, scored, and shown on the dashboard. The simulated players press New "
         "game and Swap, and answer the app's questions, as people at the table would.",
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)"
-    )
-    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
     parser.add_argument("--seed", type=int, default=0, help="first simulated game's seed")
     parser.add_argument("--players", default="S=red,W=green,N=yellow,E=purple", help="seats")
     parser.add_argument("--no-hands", action="store_true", help="tiles appear without hands")
     parser.add_argument("--style", help="tile art family of the simulated table")
     parser.add_argument("--db", help="game database (default: a fresh one for the demo)")
-    parser.add_argument("--model", help="tile model (default: models/tiles.onnx)")
-    parser.add_argument(
-        "--settle",
-        type=float,
-        default=0.35,
-        metavar="SECONDS",
-        help="how long the board must be still and clear of hands before a play counts",
-    )
+    add_live_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -44,10 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.style is not None and args.style not in FAMILIES:
         raise UsageError(f"unknown --style {args.style!r}; families: {', '.join(FAMILIES)}")
-    if not 0.05 <= args.settle <= 10:
-        raise UsageError(f"--settle must be between 0.05 and 10 seconds, not {args.settle}")
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be 1..65535, not {args.port}")
+    check_live_options(args)
     source = SimulatedTableSource(
         args.seed, players=args.players, hands=not args.no_hands, family=args.style
     )

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from setupcam.cli import UsageError
+from setupcam.live_options import add_live_options, check_live_options
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,22 +21,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     group.add_argument("--video", metavar="FILE", help="a video file")
     group.add_argument("--url", help="an RTSP or HTTP stream")
     group.add_argument("--folder", metavar="DIR", help="a folder of images, in name order")
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)"
-    )
-    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
     parser.add_argument("--calibration", metavar="FILE", help="calibration file (lens, board)")
     parser.add_argument("--layout", metavar="FILE", help="a layout file for a different board")
-    parser.add_argument("--model", metavar="FILE", help="tile model (default: models/tiles.onnx)")
     parser.add_argument("--enrollment", metavar="FILE", help="an enrolled tile set")
     parser.add_argument("--db", metavar="FILE", help="game database (default in ~/.local/share)")
-    parser.add_argument(
-        "--settle",
-        type=float,
-        default=0.35,
-        metavar="SECONDS",
-        help="how long the board must be still and clear of hands before a play counts",
-    )
+    add_live_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -43,10 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.live_app import build_live_app, run_until_interrupted
     from vision.sources import CaptureSource, ImageFolderSource
 
-    if not 0.05 <= args.settle <= 10:
-        raise UsageError(f"--settle must be between 0.05 and 10 seconds, not {args.settle}")
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be 1..65535, not {args.port}")
+    check_live_options(args)
     for flag in ("video", "model", "enrollment", "layout"):
         value = getattr(args, flag)
         if value is not None and not Path(value).is_file():
