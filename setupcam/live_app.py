@@ -162,7 +162,7 @@ def build_live_app(
     settle_s: float = SETTLE_S,
 ) -> LiveApp:
     """Wire a source to a new pipeline, a session on the game store, and the dashboard."""
-    from calibration.camera_file import load_calibration
+    from calibration.camera_file import load_board_look, load_calibration
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
     layout = Layout.load(layout_path) if layout_path else Layout.load()
@@ -173,11 +173,17 @@ def build_live_app(
     if enrollment_path is None and default_enrollment_path().is_file():
         enrollment_path = str(default_enrollment_path())
     recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1)
-    calibration = None
+    calibration = look = None
     if calibration_path is not None and Path(calibration_path).is_file():
         calibration = load_calibration(calibration_path)
+        look = load_board_look(calibration_path)
     pipeline = LivePipeline(
-        recognizer, layout, calibration=calibration, settle_s=settle_s, link=SessionLink(session)
+        recognizer,
+        layout,
+        calibration=calibration,
+        look=look,
+        settle_s=settle_s,
+        link=SessionLink(session),
     )
     players = SimulatedPlayers(session, pipeline) if simulated_players else None
     runner = PipelineRunner(

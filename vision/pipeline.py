@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, manual_board
-from calibration.camera_file import Calibration, save_calibration, undistort
+from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position
 from vision.annotate import annotate, reading_text
 from vision.decoder import COVERED, EMPTY, Decision, GameContext, decode
@@ -310,13 +310,17 @@ class PipelineRunner:
             raise ValueError("the board is not located: set its corners first")
         with self._lock:
             image = self._image
-        size = (int(image.shape[1]), int(image.shape[0])) if image is not None else (0, 0)
-        base = self.pipeline.calibration or Calibration(size, None, None, None)
-        calibration = Calibration(
-            base.image_size, base.camera_matrix, base.dist_coeffs, location.corners
-        )
+        if image is None:
+            raise ValueError("no camera image yet")
+        base = self.pipeline.calibration or Calibration((int(image.shape[1]), int(image.shape[0])))
+        calibration = base.with_board(location.corners)
         save_calibration(calibration, self.calibration_path)
         self.pipeline.calibration = calibration
+        # Remember the board's look too: it tells south from the board itself when the
+        # board has to be found again (a bumped table, a moved camera).
+        look = BoardLook.capture(image, location, self.pipeline.layout)
+        save_board_look(look, self.calibration_path)
+        self.pipeline.board.look = look
         return self.calibration_path
 
     def current_reading(self) -> dict[str, Any] | None:
