@@ -33,6 +33,7 @@ def test_drag_a_corner_apply_and_save() -> None:
         handle = page.wait_for_selector("circle[data-corner=NW]")
         assert page.locator("circle.calib-handle").count() == 4
         assert page.locator("polygon.calib-square").count() == 12  # the layout's squares
+        assert page.locator("text.calib-edge").count() == 4
         box = handle.bounding_box()
         assert box is not None
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -45,5 +46,10 @@ def test_drag_a_corner_apply_and_save() -> None:
         nw = camera.corners[0]
         assert nw[0] > 55 and nw[1] > 44  # moved right and down, in image pixels
         assert camera.corners[1] == [350, 40]
+        # South was wrong: turn it one edge; the corner list rolls by one.
+        page.click("#calib-turn")
+        with page.expect_response("**/api/calibration/corners"):
+            page.click("#calib-apply")
+        assert camera.corners[0] == [350, 40] and camera.corners[3] == nw
         page.click("#calib-save")
         page.wait_for_selector("#calib-message:has-text('Saved to /tmp/calibration.json')")

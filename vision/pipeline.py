@@ -240,6 +240,12 @@ class PipelineRunner:
             }
         elif report.obstructed:
             status = {"state": "tracking", "message": "hands over the board: waiting"}
+        elif report.location.orientation_source == "nearest-edge":
+            status = {
+                "state": "tracking",
+                "message": "watching the board; south assumed nearest the camera: "
+                "check it on the Calibrate page",
+            }
         else:
             status = {"state": "tracking", "message": "watching the board"}
         if self.frame_ms:

@@ -52,6 +52,14 @@
         svg.appendChild(line);
       }
     }
+    // Edge labels: S on the SE-SW side, W on SW-NW, N on NW-NE, E on NE-SE.
+    [["S", 2, 3], ["W", 3, 0], ["N", 0, 1], ["E", 1, 2]].forEach(([name, a, b]) => {
+      const [x, y] = map(...[[0.5, 1.06], [-0.06, 0.5], [0.5, -0.06], [1.06, 0.5]][["S", "W", "N", "E"].indexOf(name)]);
+      const label = document.createElementNS(NS, "text");
+      Object.entries({ x, y, class: "calib-edge", "data-edge": name, "text-anchor": "middle" }).forEach(([k, v]) => label.setAttribute(k, v));
+      label.textContent = name;
+      svg.appendChild(label);
+    });
     corners.forEach(([x, y], i) => {
       const handle = document.createElementNS(NS, "circle");
       Object.entries({ cx: x, cy: y, r: 12, class: "calib-handle", "data-corner": NAMES[i] }).forEach(([k, v]) => handle.setAttribute(k, v));
@@ -90,6 +98,11 @@
   img.addEventListener("load", draw);
   document.getElementById("calib-refresh").addEventListener("click", () => {
     img.src = "/frame.jpg?raw=1&t=" + Date.now();
+  });
+  document.getElementById("calib-turn").addEventListener("click", () => {
+    // South moves one edge clockwise: the corner list rolls by one.
+    corners = [corners[1], corners[2], corners[3], corners[0]];
+    draw();
   });
   document.getElementById("calib-apply").addEventListener("click", async () => {
     try {
