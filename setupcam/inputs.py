@@ -37,14 +37,13 @@ def read_layout(name_or_path: str | None) -> Layout:
         raise UsageError(str(err)) from None
 
 
+def is_image(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in IMAGE_SUFFIXES
+
+
 def read_position_file(path: str | Path, layout: Layout) -> Position:
     """A position from a JSON file (contract section 3)."""
     path = Path(path)
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        raise UsageError(
-            f"{path}: reading a position from a photo needs the tile recognizer, "
-            "which this build does not have yet; give a position JSON file"
-        )
     data = read_json(path)
     try:
         return Position.from_json(data, layout, origin=str(path))
@@ -54,3 +53,34 @@ def read_position_file(path: str | Path, layout: Layout) -> Position:
 
 def print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False))
+
+
+def read_photo(path: str | Path, layout: Layout, calibration: str | None) -> Any:
+    """The board in a photo: ``(readings, recognizer)``, or a one-line error naming the
+    photo when the board cannot be found."""
+    from setupcam.commands.recognize import load_recognizer, locate_board, read_image
+
+    recognizer = load_recognizer(None, None)
+    image = read_image(Path(path))
+    image, corners, reason = locate_board(image, Path(calibration) if calibration else None, layout)
+    if corners is None:
+        raise UsageError(f"{path}: board not found ({reason}); try --calibration FILE")
+    return recognizer.read_board(image, corners, layout)
+
+
+def position_from_photo(path: str | Path, layout: Layout, calibration: str | None) -> Position:
+    """Every square of the photo read; a square that cannot be read is an error."""
+    readings = read_photo(path, layout, calibration)
+    squares = {}
+    for square, reading in readings.items():
+        if isinstance(reading.label, str):  # "?" or "covered"
+            why = "a hand over it" if reading.label == "covered" else "unclear"
+            raise UsageError(
+                f"{path}: cannot read square {square} ({why}); "
+                "give a position JSON file or a clearer photo"
+            )
+        squares[square] = reading.label
+    try:
+        return Position(squares, layout)
+    except PositionError as err:
+        raise UsageError(f"{path}: {err}") from None

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from engine import SeatsError
-from engine.seats import Seats
+from engine import Layout, Position, Seats, SeatsError
 from engine.turn import analyse_turn
 from setupcam.cli import UsageError
-from setupcam.inputs import print_json, read_layout, read_position_file
+from setupcam.inputs import (
+    is_image,
+    position_from_photo,
+    print_json,
+    read_layout,
+    read_photo,
+    read_position_file,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,10 +43,35 @@ def run(args: argparse.Namespace) -> int:
         seats.edge_of(args.active)
     except SeatsError as err:
         raise UsageError(f"--seats/--active: {err}") from None
-    before = read_position_file(args.before, layout)
-    after = read_position_file(args.after, layout)
+    before = _read_board(args.before, layout, args.calibration)
+    if is_image(args.after):
+        after = _decode_after(args.after, before, seats, args.active, args.calibration)
+    else:
+        after = read_position_file(args.after, layout)
     result = analyse_turn(before, after, seats, args.active)
     print_json(result.to_json())
     if args.explain:
         print(result.explain())
     return 0
+
+
+def _read_board(path: str, layout: Layout, calibration: str | None) -> Position:
+    if is_image(path):
+        return position_from_photo(path, layout, calibration)
+    return read_position_file(path, layout)
+
+
+def _decode_after(
+    path: str, before: Position, seats: Seats, active: str, calibration: str | None
+) -> Position:
+    """The board after the play, read from a photo with the game's help: tiles are
+    unique, and a square changes only by a tile placed on top."""
+    from vision.decoder import GameContext, decode
+
+    readings = read_photo(path, before.layout, calibration)
+    probabilities = {s: r.probabilities for s, r in readings.items()}
+    decision = decode(probabilities, GameContext(before, frozenset(), seats, active))
+    unsure = [r for r in decision.reasons if r.startswith("not sure")]
+    if unsure:
+        raise UsageError(f"{path}: " + "; ".join(unsure) + "; give a position JSON file")
+    return decision.position
