@@ -32,7 +32,13 @@ from vision.enrollment import THRESHOLD as ENROLLED_THRESHOLD
 from vision.enrollment import EnrollmentSample, build_enrollment
 from vision.recognizer import TileRecognizer
 from vision.synth import HELDOUT_FAMILIES, random_scene, render_frame
-from vision.training.evaluate import family_table, format_table, score, time_call
+from vision.training.evaluate import (
+    calibration_error,
+    family_table,
+    format_table,
+    score,
+    time_call,
+)
 from vision.training_data import (
     DataSpec,
     ProgressBar,
@@ -102,7 +108,16 @@ def main() -> int:
     )
     fam = load_or_generate(fam_spec)
     held = load_or_generate(held_spec)
-    rows = family_table(rec.probabilities(fam.x), fam.y, fam.family, rec.threshold)
+    fam_probs = rec.probabilities(fam.x)
+    rows = family_table(fam_probs, fam.y, fam.family, rec.threshold)
+    report["calibration_error"] = calibration_error(fam_probs, fam.y)
+    report["answered_accuracy"] = {}
+    for th in (0.5, rec.threshold, 0.99):
+        answered = fam_probs.max(1) >= th
+        report["answered_accuracy"][f"{th:.4f}"] = {
+            "answered": float(answered.mean()),
+            "accuracy": float((fam_probs.argmax(1) == fam.y)[answered].mean()),
+        }
     rows += family_table(
         rec.probabilities(held.x), held.y, held.family, rec.threshold, prefix="held out, base: "
     )
@@ -120,6 +135,12 @@ def main() -> int:
     print(format_table(rows))
     print("```")
     report["rows"] = [asdict(r) for r in rows]
+    print(f"\nexpected calibration error (training families): {report['calibration_error']:.4f}")
+    for th, v in report["answered_accuracy"].items():
+        print(
+            f"confidence >= {th}: {100 * v['answered']:.2f}% of squares answered, "
+            f"{100 * v['accuracy']:.3f}% of them right"
+        )
     report["speed"] = speed(rec)
     print("\n## Speed (1 thread, ms)\n")
     print("| what | median | p95 |\n|---|---|---|")

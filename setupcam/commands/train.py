@@ -29,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--quick", action="store_true", help="tiny smoke run (a minute): checks the pipeline"
     )
     parser.add_argument("--epochs", type=int, help="override the recipe's number of epochs")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (default 1: faster on a busy CPU)"
+    )
     parser.add_argument(
         "--cache", type=Path, help="where rendered crops are cached (default runs/data/)"
     )

@@ -144,3 +144,22 @@ def time_call(fn: Callable[[], object], repeats: int = 200, warmup: int = 20) ->
         times.append(time.perf_counter() - t0)
     ms = np.array(times) * 1000
     return {"median_ms": float(np.median(ms)), "p95_ms": float(np.percentile(ms, 95))}
+
+
+def calibration_error(probs: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
+    """Expected calibration error: the mean gap between confidence and accuracy,
+    over equal-width confidence bins weighted by their share of the squares.
+
+    >>> round(calibration_error(np.array([[0.9, 0.1], [0.9, 0.1]]), np.array([0, 1])), 3)
+    0.4
+    """
+    conf = probs.max(axis=1)
+    right = probs.argmax(axis=1) == y
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(conf, edges[1:-1]), 0, bins - 1)
+    total = 0.0
+    for b in range(bins):
+        mask = which == b
+        if mask.any():
+            total += mask.mean() * abs(conf[mask].mean() - right[mask].mean())
+    return float(total)
