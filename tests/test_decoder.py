@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import pos
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine import Position, Seats, Tile
+from engine import ALL_TILES, Layout, Position, Seats, Tile
 from vision.decoder import LABELS, GameContext, decode, one_hot
 
 SEATS = Seats.parse("S=red,W=green,N=yellow,E=purple")
@@ -134,3 +136,41 @@ def test_noisy_but_clear_readings_decode_exactly(seed: int) -> None:
     decision = decode(probs, context(before))
     assert decision.kind == "play"
     assert decision.position == after
+
+
+@st.composite
+def noisy_views(draw: st.DrawFn) -> tuple[GameContext, dict[str, np.ndarray]]:
+    """A board, some buried tiles, and random (often contradictory) readings."""
+    tiles = draw(st.permutations(ALL_TILES))
+    layout = Layout.load()
+    squares = list(layout.squares)
+    occupied = draw(st.lists(st.sampled_from(squares), unique=True, max_size=12))
+    before = Position({s: tiles[i] for i, s in enumerate(occupied)}, layout)
+    buried = frozenset(tiles[20 : 20 + draw(st.integers(0, 10))])
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    probs = {
+        s: rng.dirichlet(np.full(len(LABELS), draw(st.sampled_from([0.05, 0.3, 1.0]))))
+        for s in squares
+    }
+    return GameContext(before, buried, SEATS, "red"), probs
+
+
+@given(noisy_views())
+@settings(max_examples=150, deadline=None)
+def test_decoded_boards_respect_the_game(view: tuple[GameContext, dict[str, np.ndarray]]) -> None:
+    ctx, probs = view
+    decision = decode(probs, ctx)
+    after = decision.position
+    visible_before = ctx.position.tiles()
+    for square, tile in after.squares.items():
+        before = ctx.position[square]
+        if tile == before:
+            continue
+        assert tile is not None, "a tile vanished"
+        assert tile not in visible_before, "a visible tile moved"
+        assert tile not in ctx.buried, "a buried tile came back"
+    assert len(after.tiles()) == sum(t is not None for t in after.squares.values())  # unique
+    assert 0.0 <= decision.probability <= 1.0
+    if decision.kind == "play":
+        assert decision.result is not None and decision.result.legal
