@@ -772,15 +772,20 @@ def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | N
     """The board near its previous place, or ``None`` if it cannot be confirmed there.
 
     Cheap (a few thousand pixel samples): each side is re-fitted within a window
-    around the old one. The corner order (orientation) is kept.
+    around the old one. The corner order (orientation) is kept. Every side must be
+    re-fitted, with one exception: when a hand hides one side and the other three
+    are found exactly where they were (within 1.5 px or 0.4% of the board), the
+    board has not moved (a rigid board cannot keep three sides and move the
+    fourth), so the hidden side is kept too.
     """
     quad = previous.corners
     radius = max(6.0, 0.02 * _mean_side(quad))
     share = 0.0
     for r in (radius, 2.5):
-        quad, share = _refine_outline(image, quad, r, keep_missing=False)
+        fitted, share = _refine_outline(image, quad, r, keep_missing=False)
         if share < 0.5:  # mean over the sides: a hand may hide much of one
-            return None
+            return _three_sides_unmoved(image, previous)
+        quad = fitted
     if not _convex_clockwise(quad):
         return None
     return BoardLocation.from_corners(
@@ -789,6 +794,70 @@ def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | N
         min(previous.confidence, share),
         "tracked" if previous.orientation_source != "signature" else "signature",
     )
+
+
+def _three_sides_unmoved(image: np.ndarray, previous: BoardLocation) -> BoardLocation | None:
+    """``previous`` itself if three of its sides re-fit in place (the fourth hidden)."""
+    old = previous.corners
+    # A little looser than a bump (MOVE_TOLERANCE_PX): a straight fit of a side the
+    # lens bends slightly misses its corners by a fraction of a pixel more.
+    tolerance = max(1.5, 0.004 * previous.width_px())
+    fitted, shares = _refine_sides(image, old, 2.5)
+    if sum(s >= 0.5 for s in shares) < 3:
+        return None
+    for side, s in enumerate(shares):
+        if s < 0.5:
+            continue
+        # The fitted side must pass through both of its old corners.
+        centre, direction = fitted[side]
+        normal = np.array([-direction[1], direction[0]])
+        for corner in (old[side], old[(side + 1) % 4]):
+            if abs(float((corner - centre) @ normal)) > tolerance:
+                return None
+    return previous
+
+
+def _refine_sides(
+    image: np.ndarray, quad: np.ndarray, radius: float, samples: int = 40
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[float]]:
+    """Each side re-fitted as a straight line (point, direction) and its inlier share."""
+    steps = max(3, math.ceil(radius))
+    offsets = np.arange(-steps, steps + 1, dtype=np.float64)
+    t = np.linspace(0.06, 0.94, samples)
+    a = quad
+    b = np.roll(quad, -1, axis=0)
+    d = b - a
+    lengths = np.linalg.norm(d, axis=1)
+    d = d / np.maximum(lengths, 1e-9)[:, None]
+    normal = np.stack([d[:, 1], -d[:, 0]], axis=1)
+    base = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]
+    pts = base[:, :, None, :] + normal[:, None, None, :] * offsets[None, None, :, None]
+    mx = pts[..., 0].reshape(4 * samples, -1).astype(np.float32)
+    my = pts[..., 1].reshape(4 * samples, -1).astype(np.float32)
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[..., None]
+    grad = np.linalg.norm(np.diff(prof, axis=1), axis=2)
+    peak = np.argmax(grad, axis=1)
+    strength = grad[np.arange(len(peak)), peak]
+    valid = ((strength > 8.0) & (peak > 0) & (peak < grad.shape[1] - 1)).reshape(4, samples)
+    pos = (offsets[0] + peak + 0.5).reshape(4, samples)
+    edge_pts = base + normal[:, None, :] * pos[..., None]
+    lines, shares = [], []
+    for side in range(4):
+        p = edge_pts[side][valid[side]]
+        if len(p) < 0.3 * samples:
+            lines.append((a[side], d[side]))
+            shares.append(0.0)
+            continue
+        vx, vy, cx, cy = cv2.fitLine(p.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        centre, direction = np.array([cx, cy], np.float64), np.array([vx, vy], np.float64)
+        dist = np.abs((p - centre) @ np.array([-vy, vx]))
+        keep = dist < max(1.5, 0.008 * lengths[side])
+        lines.append((centre, direction))
+        shares.append(float(keep.sum()) / samples)
+    return lines, shares
 
 
 def _mean_side(quad: np.ndarray) -> float:
@@ -809,6 +878,7 @@ MOVE_TOLERANCE_PX = 1.0  # corner motion below this is noise, not a bump
 PATCH_MATCH = 0.85  # per-patch correlation above which a patch "still matches"
 MIN_MATCHING = 0.5  # share of border patches that must match to call the board unmoved
 MAX_THUMB_SHIFT = 0.6  # thumbnail pixels (about 0.5% of the board width) of slide allowed
+MIN_VISIBLE_MATCHING = 0.3  # with no slide at all, this share of matching patches will do
 
 
 def _thumb_homography(location: BoardLocation, scale: float) -> np.ndarray:
@@ -989,10 +1059,13 @@ class BoardTracker:
         else:
             # 2. Outline not confirmed (hands over a side?): the board is unmoved only
             #    if most of its border band still looks the same.
+            #    A hand hides part of the band: the patches it leaves visible must still
+            #    match and the picture must not have slid. Re-registering from scratch
+            #    under a hand is slow and the main source of wrong registrations.
             current = board_thumbnail(image, old)
-            if (
-                border_match(self._reference, current) >= MIN_MATCHING
-                and _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
+            match = border_match(self._reference, current)
+            if match >= MIN_VISIBLE_MATCHING and (
+                _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
             ):
                 self.state = "tracking"
                 return old

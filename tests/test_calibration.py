@@ -15,6 +15,7 @@ from calibration.board_finder import (
     corner_error,
     find_board,
     manual_board,
+    track_board,
 )
 from calibration.camera_file import (
     Calibration,
@@ -313,6 +314,35 @@ def test_tracked_finding_is_fast_and_consistent():
     per_frame_ms = (time.perf_counter() - start) * 100
     assert corner_error(again.corners, first.corners) < 0.5
     assert per_frame_ms < 8.0 * 4  # generous on a loaded test machine; see the benchmark
+
+
+def _cover_side(image: np.ndarray, corners: np.ndarray, side: int) -> np.ndarray:
+    """A hand-coloured blob over most of one side of the board (and a bit of the table)."""
+    out = image.copy()
+    a, b = corners[side], corners[(side + 1) % 4]
+    centre = (a + b) / 2
+    length = float(np.linalg.norm(b - a))
+    angle = float(np.degrees(np.arctan2(b[1] - a[1], b[0] - a[0])))
+    box = cv2.boxPoints(((float(centre[0]), float(centre[1])), (0.8 * length, 40.0), angle))
+    cv2.fillConvexPoly(out, np.round(box).astype(np.int32), (120, 155, 205), cv2.LINE_AA)
+    return out
+
+
+def test_tracking_keeps_the_board_when_a_hand_hides_one_side():
+    scene = render_board_scene(np.random.default_rng(9))
+    first = find_board(scene.image, LAYOUT)
+    for side in range(4):
+        covered = _cover_side(scene.image, first.corners, side)
+        # The three visible sides are where they were: the registration holds as is,
+        # without a search from scratch.
+        again = track_board(covered, first)
+        assert again is not None, side
+        assert corner_error(again.corners, first.corners) < 0.5
+    # A moved board with a side hidden is not kept where it was.
+    shift = np.float64([[1, 0, 8], [0, 1, 5]])
+    moved = _cover_side(_warp(scene.image, shift), _move(first.corners, shift), 1)
+    located = find_board(moved, LAYOUT, previous=first)
+    assert corner_error(located.corners, first.corners) > 4
 
 
 # --- simulator frames --------------------------------------------------------------------
