@@ -72,6 +72,7 @@ def main() -> None:
     scratch, tracked = [], []
     counts = dict.fromkeys(("dist", "undist", "look", "nolook", "look_given_corners"), 0)
     found_both = 0
+    by_condition: dict[str, list[int]] = {}  # condition -> [right, frames]
     for index in range(args.frames):
         seed = args.first_seed + index
         frame, ref = frame_pair(seed, index)
@@ -105,6 +106,14 @@ def main() -> None:
                 print(f"miss seed {seed} {frame_spec(index)}")
         elif args.verbose:
             print(f"not found seed {seed} {frame_spec(index)}: {reason}")
+        right_here = location is not None and (
+            relative_error(location.corners, truth.board_corners_distorted, True) < 0.01
+        )
+        family, hands, resolution = frame_spec(index)
+        for key in ("hands" if hands else "no hands", f"{resolution[1]}p", family):
+            tally = by_condition.setdefault(key, [0, 0])
+            tally[0] += right_here
+            tally[1] += 1
         cal = Calibration(truth.image_size, truth.camera_matrix, truth.dist_coeffs)
         try:
             flat = find_board(undistort(image, cal), layout)
@@ -123,6 +132,8 @@ def main() -> None:
     print(f"{n} simulator frames, seeds {args.first_seed}..{args.first_seed + n - 1}")
     print(f"corners within 1%, distorted image:        {pct(counts['dist'], n)}")
     print(f"corners within 1%, undistorted (with lens): {pct(counts['undist'], n)}")
+    for key, (right, total) in by_condition.items():
+        print(f"  {key + ':':<40} {pct(right, total)}")
     print(f"orientation right with a registered look:  {pct(counts['look'], n)}")
     given = pct(counts["look_given_corners"], found_both)
     print(f"  of the frames whose corners were right:  {given}")
