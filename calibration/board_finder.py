@@ -877,8 +877,12 @@ RING = (0.03, 0.16)  # the border band (inside the grid's 0.18) that hands rarel
 MOVE_TOLERANCE_PX = 1.0  # corner motion below this is noise, not a bump
 PATCH_MATCH = 0.85  # per-patch correlation above which a patch "still matches"
 MIN_MATCHING = 0.5  # share of border patches that must match to call the board unmoved
-MAX_THUMB_SHIFT = 0.6  # thumbnail pixels (about 0.5% of the board width) of slide allowed
+MAX_THUMB_SHIFT = 1.2  # thumbnail pixels of slide allowed: about 1% of the board width, the
+# accuracy the squares are read at; camera shake slides the picture about that much
 MIN_VISIBLE_MATCHING = 0.3  # with no slide at all, this share of matching patches will do
+PATIENCE_FRAMES = 10  # frames the board must look different before it is sought anew
+MIN_REREGISTER_MATCHING = 0.7  # a board found from scratch must look this much like the
+# registered one: under a hand a wrong outline (or a wrong turn) can pass a lower bar
 
 
 def _thumb_homography(location: BoardLocation, scale: float) -> np.ndarray:
@@ -1013,6 +1017,7 @@ class BoardTracker:
         self._location: BoardLocation | None = None
         self._reference: np.ndarray | None = None
         self._pending = initial  # a registration to adopt on the first frame
+        self._doubtful = 0  # frames in a row the board has looked different where it was
         self.reregistrations = 0
 
     @property
@@ -1047,28 +1052,39 @@ class BoardTracker:
             moved = float(np.max(np.linalg.norm(tracked.corners - old.corners, axis=1)))
             if moved <= max(MOVE_TOLERANCE_PX, 0.002 * old.width_px()):
                 self.state = "tracking"
+                self._doubtful = 0
                 return old
-            # It moved a little (a bump): adopt the new outline if the board's border
-            # still looks like the registered one from there.
+        # 2. The outline was not confirmed (hands over a side?) or its re-fit moved. A
+        #    board whose border band, seen where it was, still looks the same has not
+        #    moved, whatever the re-fit says: hands, shadows and neighbouring edges fool
+        #    the re-fit, and adopting a fooled outline would read every square wrong.
+        #    A hand hides part of the band: the patches it leaves visible must still
+        #    match and the picture must not have slid.
+        current = board_thumbnail(image, old)
+        match = border_match(self._reference, current)
+        if match >= MIN_VISIBLE_MATCHING and (
+            _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
+        ):
+            self.state = "tracking"
+            self._doubtful = 0
+            return old
+        # 3. It looks different where it was: if the re-fitted outline looks like the
+        #    registered board, the board was bumped there.
+        if tracked is not None:
             current = board_thumbnail(image, tracked)
             if border_match(self._reference, current) >= MIN_MATCHING:
                 self.reregistrations += 1
                 self._location, self._reference = tracked, current
                 self.state = "tracking"
+                self._doubtful = 0
                 return tracked
-        else:
-            # 2. Outline not confirmed (hands over a side?): the board is unmoved only
-            #    if most of its border band still looks the same.
-            #    A hand hides part of the band: the patches it leaves visible must still
-            #    match and the picture must not have slid. Re-registering from scratch
-            #    under a hand is slow and the main source of wrong registrations.
-            current = board_thumbnail(image, old)
-            match = border_match(self._reference, current)
-            if match >= MIN_VISIBLE_MATCHING and (
-                _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
-            ):
-                self.state = "tracking"
-                return old
+        # 4. Usually a hand: say nothing for a moment rather than search from scratch
+        #    under it (squares are not read meanwhile). Only a difference that lasts
+        #    means the board or the camera really moved.
+        self._doubtful += 1
+        if self._doubtful < PATIENCE_FRAMES:
+            self.state = "checking: the board looks different here (hands over it?)"
+            return None
         return self._reregister(image)
 
     def _adopt(self, image: np.ndarray, location: BoardLocation) -> None:
@@ -1096,7 +1112,7 @@ class BoardTracker:
             turns = _thumb_rotation(reference, board_thumbnail(image, found))
             found = found.rotated(turns % 4, "tracked")
         current = board_thumbnail(image, found)
-        if border_match(reference, current) < MIN_MATCHING:
+        if border_match(reference, current) < MIN_REREGISTER_MATCHING:
             # Found something, but it does not look like the registered board from
             # here (a hand over it, or a different outline): do not trust it yet.
             self.state = "lost: the board moved and could not be re-registered with confidence"
@@ -1105,4 +1121,5 @@ class BoardTracker:
         self._location = found
         self._reference = current
         self.state = "tracking"
+        self._doubtful = 0
         return found

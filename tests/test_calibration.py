@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.board_finder import (
+    PATIENCE_FRAMES,
     BoardLook,
     BoardNotFound,
     BoardTracker,
@@ -270,6 +271,16 @@ def _move(corners: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return cv2.transform(corners.reshape(-1, 1, 2), matrix).reshape(4, 2)
 
 
+def _update_until_located(tracker: BoardTracker, image: np.ndarray):  # type: ignore[no-untyped-def]
+    """Feed the same (moved) view until the tracker has re-registered: a knock lasts,
+    so the tracker may first doubt for a few frames (it could have been a hand)."""
+    for _ in range(PATIENCE_FRAMES + 1):
+        located = tracker.update(image)
+        if located is not None:
+            return located
+    raise AssertionError(f"not re-registered: {tracker.state}")
+
+
 def test_tracker_notices_bumps_and_keeps_orientation():
     scene = render_board_scene(np.random.default_rng(6))
     tracker = BoardTracker(LAYOUT)
@@ -281,12 +292,12 @@ def test_tracker_notices_bumps_and_keeps_orientation():
     bump = cv2.getRotationMatrix2D((640, 360), 2, 1.0)
     bump[:, 2] += (6, 3)
     moved = _warp(scene.image, bump)
-    located = tracker.update(moved)
+    located = _update_until_located(tracker, moved)
     assert tracker.state == "tracking" and tracker.reregistrations == 1
     assert _rel_error(located.corners, _move(registered, bump)) < 0.01
 
     turn = cv2.getRotationMatrix2D((640, 360), 30, 1.0)
-    located = tracker.update(_warp(moved, turn))
+    located = _update_until_located(tracker, _warp(moved, turn))
     assert tracker.state == "tracking"
     # Same corner order after a 30° camera turn: south stayed south.
     assert _rel_error(located.corners, _move(_move(registered, bump), turn)) < 0.01
@@ -296,7 +307,12 @@ def test_tracker_reports_lost_instead_of_stale_location():
     scene = render_board_scene(np.random.default_rng(7))
     tracker = BoardTracker(LAYOUT)
     assert tracker.update(scene.image) is not None
-    assert tracker.update(np.full_like(scene.image, 4)) is None
+    dark = np.full_like(scene.image, 4)
+    # For a moment it only doubts (a hand?); then, looking again, it says why it is lost.
+    assert tracker.update(dark) is None
+    assert tracker.state.startswith("checking")
+    for _ in range(PATIENCE_FRAMES):
+        assert tracker.update(dark) is None
     assert tracker.state.startswith("lost: too dark")
     assert tracker.location is None
     assert tracker.update(scene.image) is not None  # back in view
@@ -455,12 +471,17 @@ def test_tracker_re_registers_after_a_simulated_bump():
     registered = tracker.update(first.image)
     assert tracker.state == "tracking"
     assert _any_rotation_error(registered.corners, first.truth.board_corners_distorted) < 0.01
-    # The camera is knocked: the view turns by about 12 px.
-    bumped = dataclasses.replace(scene, camera=scene.camera.shaken(np.random.default_rng(1), 12))
+    # The camera is knocked: the board moves about 13 px, 2.5% of its width (a slide of
+    # under 1%, like camera shake, is within reading accuracy and is kept on purpose).
+    bumped = dataclasses.replace(scene, camera=scene.camera.shaken(np.random.default_rng(1), 24))
     frame = synth.render_frame(bumped, 13)
     truth = frame.truth.board_corners_distorted
     assert corner_error(truth, first.truth.board_corners_distorted) > 4  # it really moved
-    located = tracker.update(frame.image)
+    # A knock lasts (unlike a passing hand): within a moment it is registered anew.
+    for _ in range(PATIENCE_FRAMES + 1):
+        located = tracker.update(frame.image)
+        if located is not None:
+            break
     assert tracker.state == "tracking" and tracker.reregistrations == 1
     # Re-registered, and south stayed the registered south.
     turns = min(
@@ -493,7 +514,7 @@ def test_moved_board_under_hands_is_not_tracked_with_stale_corners():
         located = tracker.update(frame.image)
         truth = frame.truth.board_corners_distorted
         if located is None:
-            assert tracker.state.startswith("lost") and tracker.location is None
+            assert tracker.state.startswith(("lost", "checking")) and tracker.location is None
         else:
             # Whatever it returns is the new place, never the old corners.
             assert tracker.state == "tracking"

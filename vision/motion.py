@@ -23,9 +23,18 @@ import numpy as np
 from vision.board_view import board_homography
 
 THUMB_PX = 48
+OVERSAMPLE = 4
 BLOCK_PX = 8
-BLOCK_THRESHOLD = 10.0
-"""Mean grey change (0-255) in one 8x8 block of the thumbnail that counts as motion."""
+WATCHED = (0.02, 0.98)
+"""The part of the board watched, in board units: all of it but the very rim. A hand
+still hovering over the board between two tiles means the turn is not over."""
+REGISTRATION_MOVE_PX = 4.0
+"""A board outline moving more than this (pixels) is a new registration."""
+SHAKE_PX = 0.6
+"""Thumbnail pixels of camera shake whose effect is not counted as motion."""
+BLOCK_THRESHOLD = 8.0
+"""Mean unexplained grey change (0-255, brightness-normalised) in one 8x8 block of
+the thumbnail that counts as motion."""
 
 
 class MotionDetector:
@@ -34,28 +43,50 @@ class MotionDetector:
     def __init__(self, threshold: float = BLOCK_THRESHOLD) -> None:
         self.threshold = threshold
         self._previous: np.ndarray | None = None
+        self._corners: np.ndarray | None = None
         self.level = 0.0
         """The largest block change of the last frame (for the dashboard and tuning)."""
 
     def reset(self) -> None:
         self._previous = None
+        self._corners: np.ndarray | None = None
 
     def update(self, image: np.ndarray, corners: np.ndarray) -> bool:
         """True when the board changed visibly since the previous frame."""
-        scale = np.array(
-            [[1 / THUMB_PX, 0, 0.5 / THUMB_PX], [0, 1 / THUMB_PX, 0.5 / THUMB_PX], [0, 0, 1]]
-        )
-        m = board_homography(corners) @ scale
+        corners = np.asarray(corners, np.float64)
+        if self._corners is None or np.abs(corners - self._corners).max() > REGISTRATION_MOVE_PX:
+            # The board was registered anew (bumped, found again): start comparing afresh.
+            # Smaller outline jitter from re-fitting each frame is ignored: the view is
+            # warped through the same outline every frame, so it compares like with like.
+            self._corners = corners
+            self._previous = None
+        corners = self._corners
+        lo, hi = WATCHED
+        # warpPerspective samples points (it has no area filter), which aliases fine
+        # art badly when shrinking ~10x; warp to 4x the size and average down instead.
+        size = THUMB_PX * OVERSAMPLE
+        step = (hi - lo) / size
+        pixels_to_board = np.array([[step, 0, lo + step / 2], [0, step, lo + step / 2], [0, 0, 1]])
+        m = board_homography(corners) @ pixels_to_board
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        thumb = cv2.warpPerspective(
-            grey, m, (THUMB_PX, THUMB_PX), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+        large = cv2.warpPerspective(
+            grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         )
+        thumb = cv2.resize(large, (THUMB_PX, THUMB_PX), interpolation=cv2.INTER_AREA)
         thumb = cv2.GaussianBlur(thumb, (3, 3), 0).astype(np.float32)
+        # Lamps flicker and cameras adjust their exposure: a change of the whole
+        # picture's brightness is not motion, so compare brightness-normalised views.
+        thumb *= 128.0 / max(float(thumb.mean()), 1.0)
         previous, self._previous = self._previous, thumb
         if previous is None:
             self.level = 0.0
             return False
-        diff = np.abs(thumb - previous)
+        # A camera shaken by a fraction of a pixel changes sharp edges a lot and flat
+        # areas not at all; discount the change such a shake explains (it grows with
+        # the local gradient), so only new things on the board count as motion.
+        gx = cv2.Sobel(previous, cv2.CV_32F, 1, 0, ksize=3) / 8
+        gy = cv2.Sobel(previous, cv2.CV_32F, 0, 1, ksize=3) / 8
+        diff = np.maximum(np.abs(thumb - previous) - SHAKE_PX * np.hypot(gx, gy), 0)
         blocks = diff.reshape(THUMB_PX // BLOCK_PX, BLOCK_PX, THUMB_PX // BLOCK_PX, BLOCK_PX)
         self.level = float(blocks.mean(axis=(1, 3)).max())
         return self.level > self.threshold

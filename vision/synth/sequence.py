@@ -76,7 +76,9 @@ def _action_name(action: Any) -> str:
 class Timing:
     """How long each part of a turn takes, in seconds."""
 
-    pause: float = 0.6  # nothing happens between turns
+    # Nothing happens between turns: the next player looks at the board and decides.
+    # SETUP players take a few seconds; 1.2 s is a quick table.
+    pause: float = 1.2
     enter: float = 0.7  # the hand comes in
     lower: float = 0.35  # the hand goes down onto a square
     lift: float = 0.25  # ... and up again
