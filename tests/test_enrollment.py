@@ -37,14 +37,16 @@ def _samples(frames) -> list[EnrollmentSample]:
     ]
 
 
-def _accuracy(rec: TileRecognizer, frames) -> float:
-    right = total = 0
+def _accuracy(rec: TileRecognizer, frames) -> tuple[float, float]:
+    """(best class right, answered-and-wrong) as fractions of the squares."""
+    right = wrong = total = 0
     for frame, corners in frames:
         readings = rec.read_board(frame.image, corners, LAYOUT)
         for square, want in zip(LAYOUT.squares, crop_labels(frame, LAYOUT), strict=True):
             total += 1
-            right += int(readings[square].best_index == want and readings[square].label != "?")
-    return right / total
+            right += int(readings[square].best_index == want)
+            wrong += int(readings[square].label != "?" and readings[square].best_index != want)
+    return right / total, wrong / total
 
 
 def test_enrolment_photos_show_every_tile_once(split_set) -> None:
@@ -59,10 +61,15 @@ def test_enrolment_improves_an_unseen_tile_set(recognizer, split_set, tmp_path: 
     path = tmp_path / "set.npz"
     enrollment.save(path)
     enrolled = TileRecognizer.load(enrollment_path=path)
-    before, after = _accuracy(recognizer, split_set.test), _accuracy(enrolled, split_set.test)
-    # The held-out art is far from the training art; see the model card for the
-    # measured figures (enrolment helps, but does not yet reach the 0.2% target).
+    (before, _), (after, wrong) = (
+        _accuracy(recognizer, split_set.test),
+        _accuracy(enrolled, split_set.test),
+    )
+    # The held-out art is far from the training art: enrolment raises the best
+    # class's accuracy (not yet to the 0.2% target; see the model card) and keeps
+    # confident mistakes rare.
     assert after >= before + 0.05, (before, after)
+    assert wrong <= 0.02, wrong
 
 
 def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: Path) -> None:
