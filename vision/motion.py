@@ -28,6 +28,8 @@ BLOCK_PX = 8
 WATCHED = (0.02, 0.98)
 """The part of the board watched, in board units: all of it but the very rim. A hand
 still hovering over the board between two tiles means the turn is not over."""
+GRID = (0.16, 0.84)
+"""The squares' grid and a hair around it, in board units; the ring outside it is art."""
 REGISTRATION_MOVE_PX = 4.0
 """A board outline moving more than this (pixels) is a new registration."""
 SHAKE_PX = 0.6
@@ -44,12 +46,16 @@ class MotionDetector:
         self.threshold = threshold
         self._previous: np.ndarray | None = None
         self._corners: np.ndarray | None = None
+        self._background: np.ndarray | None = None
+        self.intrusion = 0.0
+        """The largest change on the border ring against the last steady view."""
         self.level = 0.0
         """The largest block change of the last frame (for the dashboard and tuning)."""
 
     def reset(self) -> None:
         self._previous = None
-        self._corners: np.ndarray | None = None
+        self._corners = None
+        self._background = None
 
     def update(self, image: np.ndarray, corners: np.ndarray) -> bool:
         """True when the board changed visibly since the previous frame."""
@@ -59,7 +65,7 @@ class MotionDetector:
             # Smaller outline jitter from re-fitting each frame is ignored: the view is
             # warped through the same outline every frame, so it compares like with like.
             self._corners = corners
-            self._previous = None
+            self._previous = self._background = None
         corners = self._corners
         lo, hi = WATCHED
         # warpPerspective samples points (it has no area filter), which aliases fine
@@ -78,15 +84,54 @@ class MotionDetector:
         # picture's brightness is not motion, so compare brightness-normalised views.
         thumb *= 128.0 / max(float(thumb.mean()), 1.0)
         previous, self._previous = self._previous, thumb
+        self.intrusion = 0.0
+        if self._background is not None:
+            self.intrusion = _ring_level(_unexplained_change(self._background, thumb))
         if previous is None:
             self.level = 0.0
             return False
         # A camera shaken by a fraction of a pixel changes sharp edges a lot and flat
         # areas not at all; discount the change such a shake explains (it grows with
         # the local gradient), so only new things on the board count as motion.
-        gx = cv2.Sobel(previous, cv2.CV_32F, 1, 0, ksize=3) / 8
-        gy = cv2.Sobel(previous, cv2.CV_32F, 0, 1, ksize=3) / 8
-        diff = np.maximum(np.abs(thumb - previous) - SHAKE_PX * np.hypot(gx, gy), 0)
-        blocks = diff.reshape(THUMB_PX // BLOCK_PX, BLOCK_PX, THUMB_PX // BLOCK_PX, BLOCK_PX)
-        self.level = float(blocks.mean(axis=(1, 3)).max())
+        blocks = _block_means(_unexplained_change(previous, thumb))
+        self.level = float(blocks.max())
         return self.level > self.threshold
+
+    def set_background(self) -> None:
+        """Remember the board as it looks now, with no hand over it (a steady view)."""
+        self._background = self._previous
+
+    @property
+    def hand_over_board(self) -> bool:
+        """True while something lies over the board's border ring, where no tile ever
+        goes: an arm reaching in, even one that holds still."""
+        return self.intrusion > self.threshold
+
+
+def _unexplained_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    # A camera shaken by a fraction of a pixel changes sharp edges a lot and flat
+    # areas not at all; discount the change such a shake explains (it grows with the
+    # local gradient), so only new things on the board count.
+    gx = cv2.Sobel(before, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(before, cv2.CV_32F, 0, 1, ksize=3) / 8
+    return np.maximum(np.abs(after - before) - SHAKE_PX * np.hypot(gx, gy), 0)
+
+
+def _block_means(change: np.ndarray) -> np.ndarray:
+    side = THUMB_PX // BLOCK_PX
+    return change.reshape(side, BLOCK_PX, side, BLOCK_PX).mean(axis=(1, 3))
+
+
+def _ring_blocks() -> np.ndarray:
+    """Which thumbnail blocks lie on the border ring, outside the square grid."""
+    lo, hi = WATCHED
+    edges = lo + (hi - lo) * np.arange(THUMB_PX // BLOCK_PX + 1) / (THUMB_PX // BLOCK_PX)
+    inside = (edges[:-1] >= GRID[0]) & (edges[1:] <= GRID[1])
+    return ~(inside[:, None] & inside[None, :])
+
+
+_RING = _ring_blocks()
+
+
+def _ring_level(change: np.ndarray) -> float:
+    return float(_block_means(change)[_RING].max())

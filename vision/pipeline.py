@@ -117,10 +117,12 @@ class LivePipeline:
         lap("read")
         moving = self.motion.update(image, location.corners)
         covered = any(r.probabilities[COVERED] > COVERED_SHARE for r in readings.values())
-        obstructed = moving or covered
+        obstructed = moving or covered or self.motion.hand_over_board
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
         view = self.stability.update(now, probabilities, obstructed)
+        if view is not None:
+            self.motion.set_background()  # a steady view: nothing over the board now
         decision = self._decide(view)
         lap("decide")
         return FrameReport(

@@ -9,8 +9,11 @@ from collections.abc import Iterator
 
 from engine import Seats
 from vision.sources import FrameSource, SourceFrame
+from vision.synth.scene import Frame
 from vision.synth.sequence import Event, GameStream
 
+LEAD_OUT_S = 2.0
+"""The final board stays in view this long after the last turn."""
 LEAD_IN_S = 2.0
 """The starting board is shown this long before the first turn, for the players to
 press New game (the start is read from the camera)."""
@@ -77,7 +80,9 @@ class SimulatedTableSource(FrameSource):
             lead_in = [(first[0], [start_event])]
             lead_in += [(first[0], [])] * int(LEAD_IN_S * self.fps)
             lead_in += [(first[0], first[1])]
-            for frame, events in itertools.chain(lead_in, frames):
+            # After the last turn the board stays on the table for a moment, as it would.
+            lead_out = _repeat_last(frames, int(LEAD_OUT_S * self.fps))
+            for frame, events in itertools.chain(lead_in, lead_out):
                 if self._closed:
                     return
                 if self.realtime:
@@ -88,3 +93,15 @@ class SimulatedTableSource(FrameSource):
                 clock += 1.0 / self.fps
             game += 1
         self.status = {"state": "ended", "message": "simulated table: all games played"}
+
+
+def _repeat_last(
+    frames: Iterator[tuple[Frame, list[Event]]], times: int
+) -> Iterator[tuple[Frame, list[Event]]]:
+    """The frames, then the last one ``times`` more times (without its events)."""
+    last = None
+    for last in frames:
+        yield last
+    if last is not None:
+        for _ in range(times):
+            yield last[0], []
