@@ -8,9 +8,13 @@ the normalised mean of its embeddings. Reading then scores a crop by its cosine
 similarity to the prototypes (nearest class mean, as in few-shot learning), so
 no training and no torch are needed and it takes about a second::
 
-    >>> enrol = build_enrollment(recognizer, samples)           # doctest: +SKIP
-    >>> enrol.save("enrollment.npz")                            # doctest: +SKIP
-    >>> TileRecognizer.load(enrollment_path="enrollment.npz")   # doctest: +SKIP
+    >>> from vision.recognizer import TileRecognizer
+    >>> from vision.training_data import tile_set_frames
+    >>> photos = tile_set_frames(5, "classic", photos=5, tests=0).enrol
+    >>> samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
+    >>> enrol = build_enrollment(TileRecognizer.load(), samples)
+    >>> int(enrol.enrolled[:50].sum())
+    50
 
 Classes missing from the photos fall back to the model's own head: its weight
 row for that class, as a prototype with a penalty (``MISSING_PENALTY``), so a
