@@ -85,8 +85,9 @@ class SessionLink:
 
 
 class SimulatedPlayers:
-    """The demo's players: they start each simulated game, press Swap when they swap,
-    and answer the app's questions about unsure plays (truthfully, after a moment)."""
+    """The demo's players: they register the board once per table (the Calibrate
+    page), start each simulated game, press Swap when they swap, and answer the app's
+    questions about unsure plays (truthfully, after a moment)."""
 
     ANSWER_AFTER_S = 2.0
 
@@ -102,6 +103,11 @@ class SimulatedPlayers:
             if event.kind == "game_start":
                 self.seats = Seats.parse(event.action)
                 self._waiting_for_start = True
+                if frame.truth is not None:
+                    # Once per table, as a person does on the Calibrate page: drag the
+                    # corners onto the board and say which edge is south. From then on
+                    # the pipeline tracks the board by itself.
+                    self.pipeline.set_board_corners(frame.truth.board_corners_distorted)
             elif event.kind == "turn_start" and event.action == "swap":
                 state = self.session.state
                 if state is not None and state.next_player == event.player:

@@ -174,3 +174,19 @@ def test_decoded_boards_respect_the_game(view: tuple[GameContext, dict[str, np.n
     assert 0.0 <= decision.probability <= 1.0
     if decision.kind == "play":
         assert decision.result is not None and decision.result.legal
+
+
+def test_untouched_squares_keep_their_tile() -> None:
+    # The classifier is torn between 6♥ and 9♥ on b2 (a turned 6 looks like a 9), but
+    # no hand went near b2 this turn: it cannot have changed, and the play is scored.
+    before = pos("b2=6h c3=5s")
+    probs = probs_for(before.place({"c2": Tile.parse("5c")}))
+    probs["b2"] = mix(**{"6♥": 0.8, "9♥": 0.2})
+    touched_anywhere = decode(probs, context(before))
+    assert touched_anywhere.kind == "ask" and "b2" in touched_anywhere.uncertain_squares
+    untouched = frozenset(s for s in before.layout.squares if s != "c2")
+    ctx = GameContext(before, frozenset(), SEATS, "red", untouched=untouched)
+    decision = decode(probs, ctx)
+    assert decision.kind == "play"
+    assert decision.position["b2"] == Tile.parse("6h")
+    assert decision.result is not None and decision.result.placed == {"c2": Tile.parse("5c")}

@@ -40,6 +40,8 @@ COMMIT_PROBABILITY = 0.995
 """A play is scored without asking only when the decoded position is at least this likely."""
 ILLEGAL_PRIOR = 0.02
 """How much less likely an illegal play is than a legal one, before the evidence."""
+UNTOUCHED_PRIOR = 1e-3
+"""Odds of a new tile on a square no hand disturbed, against the readings' word."""
 _MIN_CANDIDATE = 1e-4  # per-square share below which a reading is not considered
 _MAX_BRANCHING = 7  # squares explored jointly; the rest keep their best reading
 
@@ -60,6 +62,9 @@ class GameContext:
     seats: Seats
     player: str
     max_tiles: int = 8
+    untouched: frozenset[str] = frozenset()
+    """Squares nothing disturbed since the last steady view: a new tile there is
+    next to impossible (the camera saw no hand put one down)."""
 
 
 @dataclass(frozen=True)
@@ -81,15 +86,17 @@ def _label_of(tile: Tile | None) -> int:
 
 
 def _square_candidates(
-    probs: np.ndarray, current: Tile | None, placeable: frozenset[int]
+    probs: np.ndarray, current: Tile | None, placeable: frozenset[int], change_prior: float
 ) -> list[tuple[int, float]]:
     """Feasible labels for one square with their renormalised probabilities, best first.
 
-    Feasible: what is there now, or a tile that could come from a hand.
+    Feasible: what is there now, or a tile that could come from a hand (weighted by
+    ``change_prior``).
     """
     keep = _label_of(current)
     indices = [keep, *sorted(placeable)]
     weights = np.asarray(probs, np.float64)[indices] + 1e-12
+    weights[1:] *= change_prior
     weights = weights / weights.sum()
     order = np.argsort(-weights)
     return [(indices[i], float(weights[i])) for i in order if weights[i] >= _MIN_CANDIDATE] or [
@@ -113,7 +120,13 @@ def decode(
         - {_TILE_INDEX[t] for t in context.buried}
     )
     candidates = {
-        s: _square_candidates(probabilities[s], before[s], placeable) for s in layout.squares
+        s: _square_candidates(
+            probabilities[s],
+            before[s],
+            placeable,
+            UNTOUCHED_PRIOR if s in context.untouched else 1.0,
+        )
+        for s in layout.squares
     }
     # Explore jointly the squares where the reading is in doubt; the others are settled.
     doubtful = sorted(

@@ -47,6 +47,8 @@ class MotionDetector:
         self._previous: np.ndarray | None = None
         self._corners: np.ndarray | None = None
         self._background: np.ndarray | None = None
+        self.change_from_background: np.ndarray | None = None
+        """Per thumbnail pixel, how much the board differs from the last steady view."""
         self.intrusion = 0.0
         """The largest change on the border ring against the last steady view."""
         self.level = 0.0
@@ -85,8 +87,11 @@ class MotionDetector:
         thumb *= 128.0 / max(float(thumb.mean()), 1.0)
         previous, self._previous = self._previous, thumb
         self.intrusion = 0.0
+        self.change_from_background = None
         if self._background is not None:
-            self.intrusion = _ring_level(_unexplained_change(self._background, thumb))
+            change = _unexplained_change(self._background, thumb)
+            self.change_from_background = change
+            self.intrusion = _ring_level(change)
         if previous is None:
             self.level = 0.0
             return False
@@ -96,6 +101,10 @@ class MotionDetector:
         blocks = _block_means(_unexplained_change(previous, thumb))
         self.level = float(blocks.max())
         return self.level > self.threshold
+
+    @property
+    def has_background(self) -> bool:
+        return self._background is not None
 
     def set_background(self) -> None:
         """Remember the board as it looks now, with no hand over it (a steady view)."""
@@ -135,3 +144,10 @@ _RING = _ring_blocks()
 
 def _ring_level(change: np.ndarray) -> float:
     return float(_block_means(change)[_RING].max())
+
+
+def region_mean(change: np.ndarray, rect: tuple[float, float, float, float]) -> float:
+    """Mean of ``change`` (a thumbnail) over a board-units rectangle (x0, y0, x1, y1)."""
+    lo, hi = WATCHED
+    x0, y0, x1, y1 = (round((v - lo) / (hi - lo) * THUMB_PX) for v in rect)
+    return float(change[y0:y1, x0:x1].mean())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import cv2
@@ -22,14 +22,15 @@ from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, man
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position
 from vision.annotate import annotate, reading_text
-from vision.decoder import COVERED, EMPTY, Decision, GameContext, decode
-from vision.motion import MotionDetector
+from vision.decoder import EMPTY, Decision, GameContext, decode
+from vision.motion import MotionDetector, region_mean
 from vision.recognizer import Reading, TileRecognizer
 from vision.sources import FrameSource, SourceFrame
 from vision.stability import SETTLE_S, StabilityTracker, StableView
 
-COVERED_SHARE = 0.3
-"""A square whose "covered" probability passes this counts as under a hand."""
+TOUCHED = 6.0
+"""Mean change (grey levels, brightness-normalised) in a square's middle, against the
+last steady view, above which the square counts as disturbed this turn."""
 
 
 class GameLink(Protocol):
@@ -85,6 +86,13 @@ class LivePipeline:
         self.link = link
         self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
+        self._touch_since_steady: dict[str, float] = {}
+        # The middle of each square: a tile placed there changes it; a neighbour's
+        # shadow or a slightly shifted tile edge barely does.
+        self._inner_rects = {
+            s: (r.x0 + 0.03, r.y0 + 0.03, r.x1 - 0.03, r.y1 - 0.03)
+            for s, r in self.layout.rects.items()
+        }
 
     def set_board_corners(self, corners: Any) -> None:
         """Register the board by hand (the dashboard's drag handles)."""
@@ -116,14 +124,18 @@ class LivePipeline:
         readings = self.recognizer.read_board(image, location.corners, self.layout)
         lap("read")
         moving = self.motion.update(image, location.corners)
-        covered = any(r.probabilities[COVERED] > COVERED_SHARE for r in readings.values())
-        obstructed = moving or covered or self.motion.hand_over_board
+        # Hands are seen directly: moving, or an arm over the border ring. A square the
+        # classifier calls "covered" in a still, clear view is just unreadable (the
+        # decoder weighs it); it is no reason to wait forever.
+        obstructed = moving or self.motion.hand_over_board
+        self._note_touched_squares()
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
         view = self.stability.update(now, probabilities, obstructed)
+        decision = self._decide(view)
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now
-        decision = self._decide(view)
+            self._touch_since_steady = {}
         lap("decide")
         return FrameReport(
             now,
@@ -137,6 +149,25 @@ class LivePipeline:
             timings,
         )
 
+    def _note_touched_squares(self) -> None:
+        """Keep, per square, the largest change from the last steady view: a tile can
+        only have been placed where something disturbed the square."""
+        change = self.motion.change_from_background
+        if change is None:
+            return
+        for square, rect in self._inner_rects.items():
+            level = region_mean(change, rect)
+            if level > self._touch_since_steady.get(square, 0.0):
+                self._touch_since_steady[square] = level
+
+    def _untouched(self) -> frozenset[str]:
+        """Squares nothing disturbed since the last steady view (unknown before one)."""
+        if not self.motion.has_background:
+            return frozenset()
+        return frozenset(
+            s for s in self.layout.squares if self._touch_since_steady.get(s, 0.0) < TOUCHED
+        )
+
     def _decide(self, new_view: StableView | None) -> Decision | None:
         """Decode a new steady view, or the current one again when the game moved on
         (a confirmed, dismissed or corrected play) while the board stayed still."""
@@ -147,7 +178,7 @@ class LivePipeline:
         if context is None or (new_view is None and context == self._decided):
             return None
         self._decided = context
-        decision = decode(view.probabilities, context)
+        decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
         self.last_decision = decision
         if decision.kind != "unchanged":
             self.link.on_decision(decision)

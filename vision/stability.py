@@ -1,10 +1,10 @@
 """Wait for a steady view: commit nothing while hands are over the board.
 
-The classifier's readings flicker while a hand moves tiles about. The
-:class:`StabilityTracker` watches the stream of readings and says when the
+The classifier's readings are only trusted when nothing is moving over the board.
+The :class:`StabilityTracker` watches the stream of readings and says when the
 board has been still and unobstructed for a moment, handing over the readings
-averaged over that moment (which also smooths the flicker between two classes
-under one lamp)::
+averaged over that moment, which also smooths a reading that flickers between two
+classes under one lamp::
 
     >>> import numpy as np
     >>> tracker = StabilityTracker(settle_s=0.3)
@@ -41,7 +41,7 @@ class StabilityTracker:
 
     def __init__(self, settle_s: float = SETTLE_S) -> None:
         self.settle_s = settle_s
-        self._window: deque[tuple[float, Mapping[str, np.ndarray], tuple[int, ...]]] = deque()
+        self._window: deque[tuple[float, Mapping[str, np.ndarray]]] = deque()
         self._emitted = False
         self.current_view: StableView | None = None
         """The view emitted for the current still moment, until something moves."""
@@ -63,10 +63,9 @@ class StabilityTracker:
         if probabilities is None or obstructed:
             self.reset()
             return None
-        labels = tuple(int(np.argmax(p)) for p in probabilities.values())
-        if self._window and self._window[-1][2] != labels:
-            self.reset()  # a reading changed: the view is not steady yet
-        self._window.append((time, probabilities, labels))
+        # A reading flickering between two classes is not the board changing (motion
+        # and hands are what say that): it is averaged over the window, not waited out.
+        self._window.append((time, probabilities))
         while self._window and time - self._window[0][0] > MAX_AVERAGE_S:
             self._window.popleft()
         if self._emitted or time - self._window[0][0] < self.settle_s:
