@@ -177,11 +177,12 @@ def test_decoded_boards_respect_the_game(view: tuple[GameContext, dict[str, np.n
 
 
 def test_untouched_squares_keep_their_tile() -> None:
-    # The classifier is torn between 6♥ and 9♥ on b2 (a turned 6 looks like a 9), but
-    # no hand went near b2 this turn: it cannot have changed, and the play is scored.
+    # The classifier is torn on b2 between the 6♥ that lay there and a 6♦ (both would
+    # make a legal play with the 6♣ placed on c2), but no hand went near b2 this
+    # turn: it cannot have changed, and the play is scored.
     before = pos("b2=6h c3=5s")
-    probs = probs_for(before.place({"c2": Tile.parse("5c")}))
-    probs["b2"] = mix(**{"6♥": 0.8, "9♥": 0.2})
+    probs = probs_for(before.place({"c2": Tile.parse("6c")}))
+    probs["b2"] = mix(**{"6♥": 0.8, "6♦": 0.2})
     touched_anywhere = decode(probs, context(before))
     assert touched_anywhere.kind == "ask" and "b2" in touched_anywhere.uncertain_squares
     untouched = frozenset(s for s in before.layout.squares if s != "c2")
@@ -189,4 +190,4 @@ def test_untouched_squares_keep_their_tile() -> None:
     decision = decode(probs, ctx)
     assert decision.kind == "play"
     assert decision.position["b2"] == Tile.parse("6h")
-    assert decision.result is not None and decision.result.placed == {"c2": Tile.parse("5c")}
+    assert decision.result is not None and decision.result.placed == {"c2": Tile.parse("6c")}
