@@ -45,6 +45,8 @@ class EvalReport:
     squares_read: int = 0
     per_square_error: float = 0.0
     per_square_unknown: float = 0.0
+    per_square_wrong: float = 0.0
+    """Read confidently and wrongly (the part of the error that "?" does not flag)."""
     exact_position_rate: float = 0.0
     turns: int = 0
     turns_correct: int = 0
@@ -225,11 +227,13 @@ def evaluate(
         report.board_not_found += tally.not_found
         report.per_square_error += tally.wrong + tally.unknown
         report.per_square_unknown += tally.unknown
+        report.per_square_wrong += tally.wrong
         report.exact_position_rate += tally.exact_frames
         report.frames_clear += tally.clean_frames
     squares = max(1, report.squares_read)
     report.per_square_error /= squares
     report.per_square_unknown /= squares
+    report.per_square_wrong /= squares
     report.exact_position_rate /= max(1, report.frames_clear)
     if frame_ms:
         report.frame_ms_p50 = float(np.percentile(frame_ms, 50))

@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         ("games / frames", f"{report.games} / {report.frames}"),
         ("per-square error", f"{report.per_square_error:.4%} of {report.squares_read} squares"),
         ("  of which unread (?)", f"{report.per_square_unknown:.4%}"),
+        ("  of which confidently wrong", f"{report.per_square_wrong:.4%}"),
         (
             "exact positions",
             f"{report.exact_position_rate:.2%} of {report.frames_clear} clear frames",
