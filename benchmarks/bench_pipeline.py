@@ -97,7 +97,7 @@ def plot(
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(centres, errors, marker="o")
     ax.set_xlabel("camera tilt (degrees from straight down)")
-    ax.set_ylabel("per-square error (%)")
+    ax.set_ylabel("squares wrong or unread (%)")
     ax.set_title("Tile recognition against camera tilt (held-out stills)")
     ax.set_ylim(bottom=0)
     fig.tight_layout()

@@ -76,6 +76,8 @@ def main() -> None:
             if done.returncode == 0
             else f"FAILED:\n```\n{done.stderr[-2000:]}\n```"
         )
+        # Each benchmark's own headings sit one level below its section's.
+        body = "\n".join("#" + ln if ln.startswith("## ") else ln for ln in body.splitlines())
         sections.append(f"## {title}\n\nCommand: `{command}` ({seconds:.0f} s)\n\n{body}\n")
     header = (
         "# Benchmarks\n\n"
