@@ -19,7 +19,7 @@ from pathlib import Path
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from engine import GameSetup, Layout, Seats
+from engine import GameSetup, Layout, Position, Seats
 from setupcam.session import GameSession, PendingPlay, SessionError
 from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
@@ -89,14 +89,15 @@ class SimulatedPlayers:
     page), start each simulated game, press Swap when they swap, and answer the app's
     questions about unsure plays (truthfully, after a moment)."""
 
-    ANSWER_AFTER_S = 2.0
+    ANSWER_AFTER_S = 1.0
 
     def __init__(self, session: GameSession, pipeline: LivePipeline) -> None:
         self.session = session
         self.pipeline = pipeline
         self.seats: Seats | None = None
         self._waiting_for_start = False
-        self._pending_since: float | None = None
+        self._asked_at: float | None = None
+        self._board_when_asked: Position | None = None
 
     def on_frame(self, frame: SourceFrame, report: FrameReport) -> None:
         for event in frame.events:
@@ -120,15 +121,18 @@ class SimulatedPlayers:
         self._answer_questions(frame)
 
     def _answer_questions(self, frame: SourceFrame) -> None:
+        """Confirm an unsure play with the board as it was when the app asked (what the
+        players were looking at), a moment later."""
         if self.session.pending is None:
-            self._pending_since = None
+            self._asked_at = None
             return
-        if self._pending_since is None:
-            self._pending_since = frame.time
-        elif frame.time - self._pending_since >= self.ANSWER_AFTER_S and frame.truth is not None:
+        if self._asked_at is None:
+            self._asked_at = frame.time
+            self._board_when_asked = frame.truth.position if frame.truth is not None else None
+        elif frame.time - self._asked_at >= self.ANSWER_AFTER_S and self._board_when_asked:
             with contextlib.suppress(SessionError):
-                self.session.confirm_pending(frame.truth.position)
-            self._pending_since = None
+                self.session.confirm_pending(self._board_when_asked)
+            self._asked_at = None
 
 
 @dataclass
