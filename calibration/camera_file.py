@@ -195,17 +195,7 @@ def load_calibration(path: str | Path) -> Calibration:
 
 def save_calibration(cal: Calibration, path: str | Path) -> None:
     """Write ``cal`` as JSON; atomic, so readers see the old or the new file, never half."""
-    path = Path(path)
-    text = json.dumps(calibration_to_dict(cal), indent=2) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_atomically(Path(path), json.dumps(calibration_to_dict(cal), indent=2) + "\n")
 
 
 # Remap tables are expensive to build (a full-frame computation) and identical for
@@ -274,8 +264,15 @@ def save_board_look(look: Any, calibration_path: str | Path) -> Path:
     Atomic like :func:`save_calibration`; returns the sidecar's path.
     """
     path = board_look_path(calibration_path)
-    text = json.dumps({"board_look": look.to_dict()}, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _write_atomically(path, json.dumps({"board_look": look.to_dict()}, indent=2) + "\n")
+    return path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so a crash
+    never leaves half a file behind."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -283,7 +280,6 @@ def save_board_look(look: Any, calibration_path: str | Path) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
 
 
 def load_board_look(calibration_path: str | Path) -> Any:
