@@ -53,6 +53,8 @@ class EvalReport:
     turns_flagged: int = 0
     turns_wrong_silent: int = 0
     turns_missed: int = 0
+    turns_extra: int = 0
+    """Plays recorded that never happened (after the game's real last turn)."""
     bonus_missed: int = 0
     board_not_found: int = 0
     frame_ms_p50: float = 0.0
@@ -129,6 +131,7 @@ def _compare_turns(
     assert session.game_id is not None or not recorded
     sources = _turn_sources(session)
     truth_state = truth.replay()
+    report.turns_extra += max(0, len(recorded) - len(truth_state.outcomes))
     for index, expected in enumerate(truth_state.outcomes):
         report.turns += 1
         if index >= len(recorded):

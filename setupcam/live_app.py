@@ -130,8 +130,12 @@ class SimulatedPlayers:
             self._asked_at = frame.time
             self._board_when_asked = frame.truth.position if frame.truth is not None else None
         elif frame.time - self._asked_at >= self.ANSWER_AFTER_S and self._board_when_asked:
+            state = self.session.state
             with contextlib.suppress(SessionError):
-                self.session.confirm_pending(self._board_when_asked)
+                if state is not None and self._board_when_asked == state.position:
+                    self.session.dismiss_pending()  # nothing was placed: "Not a play"
+                else:
+                    self.session.confirm_pending(self._board_when_asked)
             self._asked_at = None
 
 

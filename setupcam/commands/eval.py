@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         ("  flagged for the players", str(report.turns_flagged)),
         ("  WRONG without a flag", str(report.turns_wrong_silent)),
         ("  missed", str(report.turns_missed)),
+        ("plays recorded that never happened", str(report.turns_extra)),
         ("bonus points missed", str(report.bonus_missed)),
         ("frames without the board", str(report.board_not_found)),
         ("frame time p50 / p95", f"{report.frame_ms_p50:.1f} / {report.frame_ms_p95:.1f} ms"),
