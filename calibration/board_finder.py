@@ -611,6 +611,47 @@ def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> n
     return cv2.perspectiveTransform(unit.reshape(1, 4, 2), h).reshape(4, 2)
 
 
+def _edge_points(
+    image: np.ndarray, quad: np.ndarray, radius: float, samples: int, subpixel: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the strongest colour edge crosses profiles laid across each side.
+
+    Returns each side's unit direction (4×2), the edge point on every profile
+    (4×S×2) and whether that profile had a clear edge (4×S). With ``subpixel`` the
+    gradient peak is interpolated with a parabola.
+    """
+    steps = max(3, math.ceil(radius))
+    offsets = np.arange(-steps, steps + 1, dtype=np.float64)
+    t = np.linspace(0.06, 0.94, samples)
+    b = np.roll(quad, -1, axis=0)
+    d = b - quad
+    d = d / np.maximum(np.linalg.norm(d, axis=1), 1e-9)[:, None]
+    normal = np.stack([d[:, 1], -d[:, 0]], axis=1)  # outward for a clockwise quad
+    base = quad[:, None, :] + (b - quad)[:, None, :] * t[None, :, None]  # 4×S×2
+    pts = base[:, :, None, :] + normal[:, None, None, :] * offsets[None, None, :, None]
+    mx = pts[..., 0].reshape(4 * samples, -1).astype(np.float32)
+    my = pts[..., 1].reshape(4 * samples, -1).astype(np.float32)
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[..., None]
+    grad = np.linalg.norm(np.diff(prof, axis=1), axis=2)  # (4S, 2*steps)
+    rows = np.arange(grad.shape[0])
+    peak = np.argmax(grad, axis=1)
+    strength = grad[rows, peak]
+    valid = (strength > 8.0) & (peak > 0) & (peak < grad.shape[1] - 1)
+    # diff index i sits between offsets i and i+1.
+    pos = offsets[0] + peak + 0.5
+    if subpixel:
+        inner = np.clip(peak, 1, grad.shape[1] - 2)
+        g0, g1, g2 = grad[rows, inner - 1], grad[rows, inner], grad[rows, inner + 1]
+        denom = g0 - 2 * g1 + g2
+        sub = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / np.where(denom == 0, 1, denom), 0.0)
+        pos = offsets[0] + inner + 0.5 + np.clip(sub, -0.5, 0.5)
+    edge_pts = base + normal[:, None, :] * pos.reshape(4, samples)[..., None]
+    return d, edge_pts, valid.reshape(4, samples)
+
+
 def _refine_outline(
     image: np.ndarray,
     quad: np.ndarray,
@@ -624,41 +665,11 @@ def _refine_outline(
     Robust: profiles with no clear edge (a hand, a tile over the side) are dropped,
     and the line is fitted with a Huber loss, then again without far outliers.
     """
-    steps = max(3, math.ceil(radius))
-    offsets = np.arange(-steps, steps + 1, dtype=np.float64)
-    t = np.linspace(0.06, 0.94, samples)
     a = quad
-    b = np.roll(quad, -1, axis=0)
-    d = b - a
-    lengths = np.linalg.norm(d, axis=1)
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     if np.any(lengths < 8):
         return quad, 0.0
-    d = d / lengths[:, None]
-    normal = np.stack([d[:, 1], -d[:, 0]], axis=1)  # outward for a clockwise quad
-    base = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]  # 4×S×2
-    pts = base[:, :, None, :] + normal[:, None, None, :] * offsets[None, None, :, None]
-    mx = pts[..., 0].reshape(4 * samples, -1).astype(np.float32)
-    my = pts[..., 1].reshape(4 * samples, -1).astype(np.float32)
-    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.astype(np.float32)
-    if prof.ndim == 2:
-        prof = prof[..., None]
-    grad = np.linalg.norm(np.diff(prof, axis=1), axis=2)  # (4S, 2*steps)
-    peak = np.argmax(grad, axis=1)
-    strength = grad[np.arange(len(peak)), peak]
-    inner = np.clip(peak, 1, grad.shape[1] - 2)
-    g0 = grad[np.arange(len(peak)), inner - 1]
-    g1 = grad[np.arange(len(peak)), inner]
-    g2 = grad[np.arange(len(peak)), inner + 1]
-    denom = g0 - 2 * g1 + g2
-    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / np.where(denom == 0, 1, denom), 0.0)
-    sub = np.clip(sub, -0.5, 0.5)
-    # diff index i sits between offsets i and i+1.
-    pos = offsets[0] + inner + 0.5 + sub
-    valid = (strength > 8.0) & (peak > 0) & (peak < grad.shape[1] - 1)
-    pos = pos.reshape(4, samples)
-    valid = valid.reshape(4, samples)
-    edge_pts = base + normal[:, None, :] * pos[..., None]
+    d, edge_pts, valid = _edge_points(image, quad, radius, samples, subpixel=True)
     lines: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
     share = []
     for side in range(4):
@@ -821,29 +832,9 @@ def _refine_sides(
     image: np.ndarray, quad: np.ndarray, radius: float, samples: int = 40
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[float]]:
     """Each side re-fitted as a straight line (point, direction) and its inlier share."""
-    steps = max(3, math.ceil(radius))
-    offsets = np.arange(-steps, steps + 1, dtype=np.float64)
-    t = np.linspace(0.06, 0.94, samples)
     a = quad
-    b = np.roll(quad, -1, axis=0)
-    d = b - a
-    lengths = np.linalg.norm(d, axis=1)
-    d = d / np.maximum(lengths, 1e-9)[:, None]
-    normal = np.stack([d[:, 1], -d[:, 0]], axis=1)
-    base = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]
-    pts = base[:, :, None, :] + normal[:, None, None, :] * offsets[None, None, :, None]
-    mx = pts[..., 0].reshape(4 * samples, -1).astype(np.float32)
-    my = pts[..., 1].reshape(4 * samples, -1).astype(np.float32)
-    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.astype(np.float32)
-    if prof.ndim == 2:
-        prof = prof[..., None]
-    grad = np.linalg.norm(np.diff(prof, axis=1), axis=2)
-    peak = np.argmax(grad, axis=1)
-    strength = grad[np.arange(len(peak)), peak]
-    valid = ((strength > 8.0) & (peak > 0) & (peak < grad.shape[1] - 1)).reshape(4, samples)
-    pos = (offsets[0] + peak + 0.5).reshape(4, samples)
-    edge_pts = base + normal[:, None, :] * pos[..., None]
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    d, edge_pts, valid = _edge_points(image, quad, radius, samples, subpixel=False)
     lines, shares = [], []
     for side in range(4):
         p = edge_pts[side][valid[side]]
