@@ -56,6 +56,8 @@ class EvalReport:
     turns_extra: int = 0
     """Plays recorded that never happened (after the game's real last turn)."""
     bonus_missed: int = 0
+    start_squares_fixed: int = 0
+    """Squares of the starting boards the players corrected before the first turn."""
     board_not_found: int = 0
     frame_ms_p50: float = 0.0
     frame_ms_p95: float = 0.0
@@ -219,6 +221,8 @@ def evaluate(
                     f"game {game + 1}/{games}: frame {report.frames}, turn {done}, "
                     f"{time.monotonic() - started:.0f} s"
                 )
+        players_at_table.finish()
+        report.start_squares_fixed += players_at_table.start_squares_fixed
         frame_ms.extend(runner.frame_ms)
         assert source.stream is not None
         _compare_turns(source.stream.record, session, tally, report, game)

@@ -59,33 +59,29 @@ class MotionDetector:
         self._corners = None
         self._background = None
 
+    def interrupt(self) -> None:
+        """A gap in the frames (the board was not found): compare afresh afterwards,
+        but keep the last steady view for whatever outline comes next."""
+        self._previous = None
+
     def update(self, image: np.ndarray, corners: np.ndarray) -> bool:
         """True when the board changed visibly since the previous frame."""
         corners = np.asarray(corners, np.float64)
-        if self._corners is None or np.abs(corners - self._corners).max() > REGISTRATION_MOVE_PX:
-            # The board was registered anew (bumped, found again): start comparing afresh.
-            # Smaller outline jitter from re-fitting each frame is ignored: the view is
-            # warped through the same outline every frame, so it compares like with like.
-            self._corners = corners
-            self._previous = self._background = None
-        corners = self._corners
-        lo, hi = WATCHED
-        # warpPerspective samples points (it has no area filter), which aliases fine
-        # art badly when shrinking ~10x; warp to 4x the size and average down instead.
-        size = THUMB_PX * OVERSAMPLE
-        step = (hi - lo) / size
-        pixels_to_board = np.array([[step, 0, lo + step / 2], [0, step, lo + step / 2], [0, 0, 1]])
-        m = board_homography(corners) @ pixels_to_board
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        large = cv2.warpPerspective(
-            grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        old_corners = self._corners
+        registered_anew = (
+            old_corners is None or np.abs(corners - old_corners).max() > REGISTRATION_MOVE_PX
         )
-        thumb = cv2.resize(large, (THUMB_PX, THUMB_PX), interpolation=cv2.INTER_AREA)
-        thumb = cv2.GaussianBlur(thumb, (3, 3), 0).astype(np.float32)
-        # Lamps flicker and cameras adjust their exposure: a change of the whole
-        # picture's brightness is not motion, so compare brightness-normalised views.
-        thumb *= 128.0 / max(float(thumb.mean()), 1.0)
+        if registered_anew:
+            # The board was registered anew (bumped, found again): compare frame to frame
+            # afresh. Smaller outline jitter from re-fitting each frame is ignored: the
+            # view is warped through the same outline every frame, so it compares like
+            # with like.
+            self._corners = corners
+            self._previous = None
+        thumb = _thumbnail(image, self._corners)
         previous, self._previous = self._previous, thumb
+        if registered_anew and self._background is not None and old_corners is not None:
+            self._background = self._carried_background(self._background, old_corners, thumb)
         self.intrusion = 0.0
         self.change_from_background = None
         if self._background is not None:
@@ -102,6 +98,21 @@ class MotionDetector:
         self.level = float(blocks.max())
         return self.level > self.threshold
 
+    def _carried_background(
+        self, background: np.ndarray, old_corners: np.ndarray, thumb: np.ndarray
+    ) -> np.ndarray | None:
+        """The last steady view, carried over to a new board outline, or None.
+
+        Either the camera and board stayed put and only the outline was fitted anew
+        (then the old picture, warped through both outlines, still matches), or the
+        board itself moved (then the picture, being in board coordinates, matches as
+        it is). Whichever matches the border now is kept; the median over the border
+        ignores an arm lying over part of it. If neither matches, it is dropped.
+        """
+        refitted = _rewarp(background, old_corners, self._corners)
+        best = min((background, refitted), key=lambda b: _ring_median(b, thumb))
+        return best if _ring_median(best, thumb) <= self.threshold / 2 else None
+
     @property
     def has_background(self) -> bool:
         return self._background is not None
@@ -115,6 +126,52 @@ class MotionDetector:
         """True while something lies over the board's border ring, where no tile ever
         goes: an arm reaching in, even one that holds still."""
         return self.intrusion > self.threshold
+
+
+def _thumb_to_board(px: int) -> np.ndarray:
+    """Homography from a ``px``-wide thumbnail's pixels to board units (WATCHED)."""
+    lo, hi = WATCHED
+    step = (hi - lo) / px
+    return np.array([[step, 0, lo + step / 2], [0, step, lo + step / 2], [0, 0, 1]])
+
+
+def _thumbnail(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The watched part of the board, grey, THUMB_PX wide, brightness-normalised."""
+    # warpPerspective samples points (it has no area filter), which aliases fine
+    # art badly when shrinking ~10x; warp to 4x the size and average down instead.
+    size = THUMB_PX * OVERSAMPLE
+    m = board_homography(corners) @ _thumb_to_board(size)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    large = cv2.warpPerspective(
+        grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    )
+    thumb = cv2.resize(large, (THUMB_PX, THUMB_PX), interpolation=cv2.INTER_AREA)
+    thumb = cv2.GaussianBlur(thumb, (3, 3), 0).astype(np.float32)
+    # Lamps flicker and cameras adjust their exposure: a change of the whole
+    # picture's brightness is not motion, so compare brightness-normalised views.
+    return thumb * (128.0 / max(float(thumb.mean()), 1.0))
+
+
+def _rewarp(thumb: np.ndarray, old_corners: np.ndarray, new_corners: np.ndarray) -> np.ndarray:
+    """A thumbnail taken through ``old_corners`` as seen through ``new_corners``."""
+    to_board = _thumb_to_board(THUMB_PX)
+    new_to_old = (
+        np.linalg.inv(to_board)
+        @ np.linalg.inv(board_homography(old_corners))
+        @ board_homography(new_corners)
+        @ to_board
+    )
+    return cv2.warpPerspective(
+        thumb,
+        new_to_old,
+        (THUMB_PX, THUMB_PX),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def _ring_median(background: np.ndarray, thumb: np.ndarray) -> float:
+    return float(np.median(_block_means(_unexplained_change(background, thumb))[_RING]))
 
 
 def _unexplained_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:

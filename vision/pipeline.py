@@ -31,6 +31,10 @@ from vision.stability import SETTLE_S, StabilityTracker, StableView
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
 last steady view, above which the square counts as disturbed this turn."""
+STALE_BORDER_S = 2.0
+"""Something over the board's border that has not moved for this long is taken as
+part of the table (a cup, a shadow, a border that looked different when the steady
+view was taken), not as an arm: the border's reference picture is taken anew."""
 
 
 class GameLink(Protocol):
@@ -87,6 +91,7 @@ class LivePipeline:
         self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
         self._touch_since_steady: dict[str, float] = {}
+        self._border_still_since: float | None = None
         # The middle of each square: a tile placed there changes it; a neighbour's
         # shadow or a slightly shifted tile edge barely does.
         self._inner_rects = {
@@ -116,7 +121,9 @@ class LivePipeline:
         location = self.board.update(image)
         lap("locate")
         if location is None:
-            self.motion.reset()
+            # Keep the last steady view: if the board is found again where it was (or
+            # moved bodily), the motion detector carries it over to the new outline.
+            self.motion.interrupt()
             self.stability.reset()
             return FrameReport(
                 now, None, None, True, 0.0, board_state=self.board.state, timings_ms=timings
@@ -127,7 +134,8 @@ class LivePipeline:
         # Hands are seen directly: moving, or an arm over the border ring. A square the
         # classifier calls "covered" in a still, clear view is just unreadable (the
         # decoder weighs it); it is no reason to wait forever.
-        obstructed = moving or self.motion.hand_over_board
+        hand_over_border = self._hand_over_border(now, moving)
+        obstructed = moving or hand_over_border
         self._note_touched_squares()
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
@@ -148,6 +156,20 @@ class LivePipeline:
             self.board.state,
             timings,
         )
+
+    def _hand_over_border(self, now: float, moving: bool) -> bool:
+        """An arm over the border, unless that "arm" has held perfectly still so long
+        that it must be something else: then the border is pictured anew."""
+        if not self.motion.hand_over_board or moving:
+            self._border_still_since = None
+            return self.motion.hand_over_board
+        if self._border_still_since is None:
+            self._border_still_since = now
+        elif now - self._border_still_since >= STALE_BORDER_S:
+            self.motion.set_background()
+            self._border_still_since = None
+            return False
+        return True
 
     def _note_touched_squares(self) -> None:
         """Keep, per square, the largest change from the last steady view: a tile can

@@ -1,0 +1,105 @@
+"""The motion detector's memory of the last steady view, across new board outlines.
+
+The steady view is what tells an arm over the board's border from the border itself
+and which squares a turn touched; losing it mid-turn (the board outline fitted anew
+while a hand is over the board) is how turns used to be missed.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.motion import MotionDetector
+from vision.pipeline import STALE_BORDER_S, LivePipeline
+
+CORNERS = np.array([[200, 100], [600, 100], [600, 500], [200, 500]], float)
+
+
+def board_image(shift: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """A textured board on a plain table (texture so that misalignment shows)."""
+    rng = np.random.default_rng(0)
+    image = np.full((600, 800, 3), 60, np.uint8)
+    art = cv2.resize(
+        rng.integers(40, 215, (8, 8, 3), dtype=np.uint8), (400, 400), interpolation=cv2.INTER_CUBIC
+    )
+    image[100:500, 200:600] = art
+    return np.roll(image, shift, axis=(0, 1))
+
+
+def with_arm(image: np.ndarray) -> np.ndarray:
+    arm = image.copy()
+    cv2.rectangle(arm, (360, 440), (450, 599), (140, 170, 230), -1)  # over the south border
+    return arm
+
+
+def steady(detector: MotionDetector, image: np.ndarray, corners: np.ndarray) -> None:
+    detector.update(image, corners)
+    detector.update(image, corners)
+    detector.set_background()
+
+
+def test_an_arm_over_the_border_is_seen_against_the_steady_view() -> None:
+    detector = MotionDetector()
+    steady(detector, board_image(), CORNERS)
+    detector.update(with_arm(board_image()), CORNERS)
+    assert detector.hand_over_board
+    detector.update(board_image(), CORNERS)
+    assert not detector.hand_over_board
+
+
+def test_a_refitted_outline_keeps_the_steady_view() -> None:
+    detector = MotionDetector()
+    steady(detector, board_image(), CORNERS)
+    refit = CORNERS + np.array([[6, -5], [-4, 5], [5, 6], [-6, -4]])
+    detector.update(board_image(), refit)
+    assert detector.has_background
+    assert not detector.hand_over_board
+
+
+def test_the_steady_view_survives_a_refit_with_an_arm_over_the_border() -> None:
+    detector = MotionDetector()
+    steady(detector, board_image(), CORNERS)
+    detector.update(with_arm(board_image()), CORNERS + 6)
+    assert detector.has_background
+    assert detector.hand_over_board  # the arm is still seen...
+    detector.update(board_image(), CORNERS + 6)
+    assert not detector.hand_over_board  # ...and its leaving too
+
+
+def test_a_board_moved_bodily_keeps_its_steady_view() -> None:
+    detector = MotionDetector()
+    steady(detector, board_image(), CORNERS)
+    detector.update(board_image((15, 25)), CORNERS + [25, 15])
+    assert detector.has_background
+    assert not detector.hand_over_board
+
+
+def test_a_different_board_drops_the_steady_view() -> None:
+    detector = MotionDetector()
+    steady(detector, board_image(), CORNERS)
+    other = board_image()
+    other[100:500, 200:600] = np.random.default_rng(5).integers(0, 255, (400, 400, 3))
+    detector.update(other, CORNERS + 8)
+    assert not detector.has_background
+
+
+def test_something_left_on_the_border_stops_blocking_after_a_while() -> None:
+    class NoReader:
+        def read_board(self, image, corners, layout):  # type: ignore[no-untyped-def]
+            return {}
+
+    pipeline = LivePipeline(NoReader())  # type: ignore[arg-type]
+    pipeline.set_board_corners(CORNERS)
+    t = 0.0
+    for _ in range(10):  # a steady view of the empty board
+        pipeline.process(board_image(), t)
+        t += 0.1
+    assert pipeline.motion.has_background
+    cup = with_arm(board_image())  # put down and left there
+    reports = []
+    while t < 10 + STALE_BORDER_S + 1:
+        reports.append(pipeline.process(cup, t))
+        t += 0.1
+    assert reports[1].obstructed
+    assert not reports[-1].obstructed
