@@ -17,8 +17,10 @@ resolution, straight segments (probabilistic Hough), merged into lines, every
 4-line combination scored by how much of its outline is edge, the best
 candidates checked for the board's 90°-symmetric structure, then each side
 re-fitted at full resolution from edge profiles across it (sub-pixel, robust to
-hands over part of a side). When a previous location is given only the second
-stage runs, around the old corners, which is what makes tracking cheap.
+hands over part of a side), and a side whose border art does not line up with the
+other three's (it snapped to a table stripe or an arm) is moved to where it does
+(:mod:`calibration.side_agreement`). When a previous location is given only the
+second stage runs, around the old corners, which is what makes tracking cheap.
 
 Orientation: the square pattern is symmetric under quarter turns, so which side is
 south can only come from the board's art. A :class:`BoardLook` stores the colour
@@ -38,6 +40,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.side_agreement import agree_sides
 from engine.layout import Edge, Layout
 
 UNIT_CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
@@ -769,6 +772,11 @@ def find_board(
         quad = expanded  # the profile walk is still better than a failed fit
     else:
         confidence = min(confidence, 0.5 + 0.5 * share)
+    agreed = agree_sides(image, quad)
+    if not np.allclose(agreed, quad):
+        refitted, refit_share = _refine_outline(image, agreed, 2.5)
+        ok = refit_share >= 0.3 and _convex_clockwise(refitted)
+        quad = refitted if ok else agreed
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     if sides.min() / sides.max() < MIN_SIDE_RATIO:
         raise BoardNotFound(

@@ -1,0 +1,120 @@
+"""Put right the one side of a found board outline that does not look like the others.
+
+The board's border art runs the same way along all four sides (outer edge, score
+track, the panel inside it), so the colours met walking inward from a correctly
+placed side are the same from every side. An outline side that snapped to
+something else (a stripe in the table's wood, the edge of an arm resting on the
+board) meets them at the wrong distance: comparing each side's profile with the
+other three's says how far, and the side is moved there::
+
+    >>> import numpy as np
+    >>> quad = np.array([[100, 100], [300, 100], [300, 300], [100, 300]], float)
+    >>> moved = move_side(quad, side=0, inward=0.1)   # the north side, 10% inward
+    >>> moved.round().tolist()
+    [[100.0, 120.0], [300.0, 120.0], [300.0, 300.0], [100.0, 300.0]]
+
+Only one side is moved per round (the one whose move gains most), and only when its
+profile then matches the others well: a side hidden by a hand or a board whose
+sides differ is left alone.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+
+STEP = 0.004
+"""Profile sample spacing, in board units."""
+DEPTHS = np.arange(-0.12, 0.42 + STEP / 2, STEP)
+"""Where each side's profile is sampled: board units inward from the side (negative:
+outside it). Far enough inward that a side stuck a fifth of the board out can still
+find the art."""
+ALONG = np.arange(0.15, 0.851, 0.02)
+"""Positions along each side whose colours are combined (median) into its profile;
+the corners, where two sides' art meets, are left out."""
+COMPARED = (DEPTHS >= -0.02) & (DEPTHS <= 0.17)
+"""The part of the profile compared: the outer edge, the score track and the panel's
+edge, short of the square grid (0.18), whose frames differ in colour per side."""
+SHIFTS = range(-25, 61)
+"""Candidate moves, in samples: 0.1 board units outward to 0.24 inward."""
+MIN_MATCH = 0.75
+"""Correlation with the other sides' profile a moved side must reach."""
+MIN_GAIN = 0.05
+"""Improvement of that correlation over leaving the side where it is."""
+ROUNDS = 3
+
+
+def _side_points(side: int) -> np.ndarray:
+    """Board points of ``side``'s profile samples, DEPTHS x ALONG x 2."""
+    d, t = np.meshgrid(DEPTHS, ALONG, indexing="ij")
+    x, y = {0: (t, d), 1: (1 - d, t), 2: (1 - t, 1 - d), 3: (d, 1 - t)}[side]
+    return np.stack([x, y], axis=-1)
+
+
+_POINTS = [_side_points(side).reshape(-1, 1, 2) for side in range(4)]
+
+
+def side_profiles(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """For each side of ``quad`` (NW, NE, SE, SW order; side i joins corners i and
+    i+1), the median colour at each depth of DEPTHS: 4 x len(DEPTHS) x 3."""
+    h = cv2.getPerspectiveTransform(UNIT, quad.astype(np.float32))
+    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    profiles = []
+    for points in _POINTS:
+        pixels = cv2.perspectiveTransform(points, h).reshape(-1, 2).astype(np.float32)
+        samples = cv2.remap(
+            bgr,
+            pixels[:, 0].reshape(1, -1),
+            pixels[:, 1].reshape(1, -1),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        ).reshape(len(DEPTHS), len(ALONG), 3)
+        profiles.append(np.median(samples.astype(np.float32), axis=1))
+    return np.array(profiles)
+
+
+def _normalised(profile: np.ndarray) -> np.ndarray:
+    centred = profile - profile.mean(axis=0)
+    return centred / (np.linalg.norm(centred) + 1e-6)
+
+
+def best_shift(profile: np.ndarray, reference: np.ndarray) -> tuple[int, float, float]:
+    """The shift (samples, positive inward) that best lines ``profile`` up with
+    ``reference``: (shift, its correlation, the correlation with no shift)."""
+    compared = np.flatnonzero(COMPARED)
+    target = _normalised(reference[compared])
+    scores = {}
+    for shift in SHIFTS:
+        moved = compared + shift
+        if moved[0] >= 0 and moved[-1] < len(DEPTHS):
+            scores[shift] = float((_normalised(profile[moved]) * target).sum())
+    best = max(scores, key=scores.__getitem__)
+    return best, scores[best], scores.get(0, -1.0)
+
+
+def move_side(quad: np.ndarray, side: int, inward: float) -> np.ndarray:
+    """``quad`` with one side moved ``inward`` board units (negative: outward)."""
+    board = UNIT.astype(np.float64).copy()
+    ends = [side, (side + 1) % 4]
+    axis = 1 if side in (0, 2) else 0
+    board[ends, axis] += inward if side in (0, 3) else -inward
+    h = cv2.getPerspectiveTransform(UNIT, quad.astype(np.float32))
+    return cv2.perspectiveTransform(board.reshape(-1, 1, 2), h).reshape(-1, 2)
+
+
+def agree_sides(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """``quad`` with sides that disagree with the others moved to agree (see above)."""
+    for _ in range(ROUNDS):
+        profiles = side_profiles(image, quad)
+        moves = []
+        for side in range(4):
+            others = np.median(np.delete(profiles, side, axis=0), axis=0)
+            shift, match, unmoved = best_shift(profiles[side], others)
+            moves.append((match - unmoved, match, shift, side))
+        gain, match, shift, side = max(moves)
+        if shift == 0 or gain < MIN_GAIN or match < MIN_MATCH:
+            break
+        quad = move_side(quad, side, shift * STEP)
+    return quad
