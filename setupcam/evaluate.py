@@ -62,6 +62,8 @@ class EvalReport:
     frame_ms_p50: float = 0.0
     frame_ms_p95: float = 0.0
     score_delay_s_p50: float = 0.0
+    """From the hand leaving the board to the turn on the dashboard: its score, or the
+    question asking the players to confirm it."""
     score_delay_s_p95: float = 0.0
     wrong_turns: list[dict[str, Any]] = field(default_factory=list)
 
@@ -84,7 +86,9 @@ class _GameTally:
     exact_frames: int = 0
     not_found: int = 0
     hand_left: dict[int, float] = field(default_factory=dict)
-    scored_at: dict[int, float] = field(default_factory=dict)
+    shown_at: dict[int, list[float]] = field(default_factory=dict)
+    """Per turn number, the frames' times at which it was on the dashboard (scored or
+    asked about; a question raised before the hand left does not count as shown)."""
     _last_placed_turn: int | None = None
     _turns_seen: int = 0
 
@@ -101,8 +105,10 @@ class _GameTally:
         count = len(state.outcomes) if state is not None else 0
         if count > self._turns_seen:
             for number in range(self._turns_seen + 1, count + 1):
-                self.scored_at[number] = frame.time
+                self.shown_at.setdefault(number, []).append(frame.time)
         self._turns_seen = count
+        if session.pending is not None:
+            self.shown_at.setdefault(count + 1, []).append(frame.time)
         if report.location is None:
             self.not_found += 1
             return
@@ -227,8 +233,9 @@ def evaluate(
         assert source.stream is not None
         _compare_turns(source.stream.record, session, tally, report, game)
         for turn, left in tally.hand_left.items():
-            if turn in tally.scored_at and tally.scored_at[turn] >= left:
-                delays.append(tally.scored_at[turn] - left)
+            shown = [t for t in tally.shown_at.get(turn, ()) if t >= left]
+            if shown:
+                delays.append(shown[0] - left)
         report.games += 1
         report.squares_read += tally.squares
         report.board_not_found += tally.not_found

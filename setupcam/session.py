@@ -158,7 +158,8 @@ class GameSession:
             return record.turns[-1]
 
     def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
-        """Say what really lies on ``square`` after turn ``turn_number`` (default: the last play).
+        """Say what really lies on ``square`` after turn ``turn_number`` (default: the last play;
+        before the first turn, on the starting board: then the turn returned is 0).
 
         Later turns that still showed the misread tile on that square get the same
         fix, and every score from that turn on is re-derived. Returns the turn fixed.
@@ -168,6 +169,15 @@ class GameSession:
             layout = state.setup.layout
             if square not in layout.rects:
                 raise SessionError(f"unknown square {square!r}")
+            if not record.turns and not turn_number:
+                # Before the first turn the fix is to the starting board the camera read.
+                start = record.setup.start
+                try:
+                    fixed = start.place({square: tile}) if tile else _emptied(start, square)
+                except ValueError as err:
+                    raise SessionError(str(err)) from None
+                self.correct_start(fixed)
+                return 0
             number = turn_number or _last_play_number(record)
             if number is None:
                 raise SessionError("no play has been recorded yet; nothing to correct")

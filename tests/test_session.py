@@ -73,10 +73,21 @@ def test_correction_rederives_later_scores() -> None:
     ]
 
 
+def test_before_the_first_turn_a_correction_fixes_the_starting_board() -> None:
+    session = new_session()
+    assert session.correct("c2", Tile.parse("6h")) == 0
+    assert session.correct("b2", None) == 0
+    assert session.state is not None
+    assert session.state.setup.start == pos("c2=6h")
+    session.play(pos("c2=6h c3=6s"))  # scored against the fixed board
+    assert session.state.outcomes[-1].result is not None
+    assert dict(session.state.outcomes[-1].result.placed) == {"c3": Tile.parse("6s")}
+
+
 def test_correction_errors() -> None:
     session = new_session()
-    with pytest.raises(SessionError, match="no play"):
-        session.correct("c2", Tile.parse("6h"))
+    with pytest.raises(SessionError, match="twice"):
+        session.correct("c2", Tile.parse("5h"))
     session.play(pos("b2=5h c2=6h"))
     with pytest.raises(SessionError, match="unknown square"):
         session.correct("z9", None)

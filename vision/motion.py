@@ -30,6 +30,10 @@ WATCHED = (0.02, 0.98)
 still hovering over the board between two tiles means the turn is not over."""
 GRID = (0.16, 0.84)
 """The squares' grid and a hair around it, in board units; the ring outside it is art."""
+BORDER = 0.14
+"""How far in from the board's edge (board units) the border band watched for arms
+reaches: short of the grid (0.18), so a tile placed on an outer square, its shadow
+and a stack's edges never count as an arm."""
 REGISTRATION_MOVE_PX = 4.0
 """A board outline moving more than this (pixels) is a new registration."""
 SHAKE_PX = 0.6
@@ -47,6 +51,7 @@ class MotionDetector:
         self._previous: np.ndarray | None = None
         self._corners: np.ndarray | None = None
         self._background: np.ndarray | None = None
+        self._brightness: tuple[float, float] | None = None
         self.change_from_background: np.ndarray | None = None
         """Per thumbnail pixel, how much the board differs from the last steady view."""
         self.intrusion = 0.0
@@ -58,6 +63,7 @@ class MotionDetector:
         self._previous = None
         self._corners = None
         self._background = None
+        self._brightness = None
 
     def interrupt(self) -> None:
         """A gap in the frames (the board was not found): compare afresh afterwards,
@@ -78,7 +84,7 @@ class MotionDetector:
             # with like.
             self._corners = corners
             self._previous = None
-        thumb = _thumbnail(image, self._corners)
+        thumb = self._normalised(_thumbnail(image, self._corners))
         previous, self._previous = self._previous, thumb
         if registered_anew and self._background is not None and old_corners is not None:
             self._background = self._carried_background(self._background, old_corners, thumb)
@@ -97,6 +103,19 @@ class MotionDetector:
         blocks = _block_means(_unexplained_change(previous, thumb))
         self.level = float(blocks.max())
         return self.level > self.threshold
+
+    def _normalised(self, thumb: np.ndarray) -> np.ndarray:
+        """Lamps flicker and cameras adjust their exposure: a change of the whole
+        picture's brightness is not motion, so views are compared brightness-normalised.
+        The brightness followed is the border band's (its median: an arm may lie over
+        part of it), since the whole board's changes with every light tile put down;
+        the scale is set once, from the first view's mean, which the thresholds assume.
+        """
+        band = max(float(np.median(thumb[_BAND > 0])), 1.0)
+        if self._brightness is None:
+            self._brightness = (band, max(float(thumb.mean()), 1.0))
+        band_first, mean_first = self._brightness
+        return thumb * (128.0 / mean_first * band_first / band)
 
     def _carried_background(
         self, background: np.ndarray, old_corners: np.ndarray, thumb: np.ndarray
@@ -136,7 +155,7 @@ def _thumb_to_board(px: int) -> np.ndarray:
 
 
 def _thumbnail(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """The watched part of the board, grey, THUMB_PX wide, brightness-normalised."""
+    """The watched part of the board, grey, THUMB_PX wide, slightly blurred."""
     # warpPerspective samples points (it has no area filter), which aliases fine
     # art badly when shrinking ~10x; warp to 4x the size and average down instead.
     size = THUMB_PX * OVERSAMPLE
@@ -146,10 +165,7 @@ def _thumbnail(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
         grey, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     )
     thumb = cv2.resize(large, (THUMB_PX, THUMB_PX), interpolation=cv2.INTER_AREA)
-    thumb = cv2.GaussianBlur(thumb, (3, 3), 0).astype(np.float32)
-    # Lamps flicker and cameras adjust their exposure: a change of the whole
-    # picture's brightness is not motion, so compare brightness-normalised views.
-    return thumb * (128.0 / max(float(thumb.mean()), 1.0))
+    return cv2.GaussianBlur(thumb, (3, 3), 0).astype(np.float32)
 
 
 def _rewarp(thumb: np.ndarray, old_corners: np.ndarray, new_corners: np.ndarray) -> np.ndarray:
@@ -171,7 +187,7 @@ def _rewarp(thumb: np.ndarray, old_corners: np.ndarray, new_corners: np.ndarray)
 
 
 def _ring_median(background: np.ndarray, thumb: np.ndarray) -> float:
-    return float(np.median(_block_means(_unexplained_change(background, thumb))[_RING]))
+    return float(np.median(_ring_blocks_levels(_unexplained_change(background, thumb))))
 
 
 def _unexplained_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -196,11 +212,26 @@ def _ring_blocks() -> np.ndarray:
     return ~(inside[:, None] & inside[None, :])
 
 
+def _border_band() -> np.ndarray:
+    """Per thumbnail pixel, 1 inside the border band (see BORDER), else 0."""
+    lo, hi = WATCHED
+    centres = lo + (np.arange(THUMB_PX) + 0.5) * (hi - lo) / THUMB_PX
+    outer = (centres < BORDER) | (centres > 1 - BORDER)
+    return (outer[:, None] | outer[None, :]).astype(np.float32)
+
+
 _RING = _ring_blocks()
+_BAND = _border_band()
+_BAND_SHARE = _block_means(_BAND)
+
+
+def _ring_blocks_levels(change: np.ndarray) -> np.ndarray:
+    """Mean change over the border band's part of each ring block."""
+    return _block_means(change * _BAND)[_RING] / _BAND_SHARE[_RING]
 
 
 def _ring_level(change: np.ndarray) -> float:
-    return float(_block_means(change)[_RING].max())
+    return float(_ring_blocks_levels(change).max())
 
 
 def region_mean(change: np.ndarray, rect: tuple[float, float, float, float]) -> float:

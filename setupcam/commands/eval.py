@@ -71,10 +71,11 @@ def run(args: argparse.Namespace) -> int:
         ("  missed", str(report.turns_missed)),
         ("plays recorded that never happened", str(report.turns_extra)),
         ("bonus points missed", str(report.bonus_missed)),
+        ("start squares the players fixed", str(report.start_squares_fixed)),
         ("frames without the board", str(report.board_not_found)),
         ("frame time p50 / p95", f"{report.frame_ms_p50:.1f} / {report.frame_ms_p95:.1f} ms"),
         (
-            "score delay p50 / p95",
+            "turn shown (score or question) p50 / p95",
             f"{report.score_delay_s_p50:.2f} / {report.score_delay_s_p95:.2f} s",
         ),
     ]
