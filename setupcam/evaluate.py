@@ -86,6 +86,7 @@ class _GameTally:
     exact_frames: int = 0
     not_found: int = 0
     hand_left: dict[int, float] = field(default_factory=dict)
+    """Per turn, when the hand last left the squares (the first clear frame after its last tile)."""
     shown_at: dict[int, list[float]] = field(default_factory=dict)
     """Per turn number, the frames' times at which it was on the dashboard (scored or
     asked about; a question raised before the hand left does not count as shown)."""
@@ -99,7 +100,8 @@ class _GameTally:
                 self._last_placed_turn = event.turn
         hand_over_board = truth is not None and any(v > 0 for v in truth.coverage.values())
         if self._last_placed_turn is not None and not hand_over_board:
-            self.hand_left.setdefault(self._last_placed_turn, frame.time)
+            # After the turn's last tile: a hand lifted between two tiles has not left.
+            self.hand_left[self._last_placed_turn] = frame.time
             self._last_placed_turn = None
         state = session.state
         count = len(state.outcomes) if state is not None else 0
