@@ -40,7 +40,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.side_agreement import agree_sides
+from calibration.side_agreement import agree_sides, outer_rim
 from engine.layout import Edge, Layout
 
 UNIT_CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
@@ -772,7 +772,7 @@ def find_board(
         quad = expanded  # the profile walk is still better than a failed fit
     else:
         confidence = min(confidence, 0.5 + 0.5 * share)
-    agreed = agree_sides(image, quad)
+    agreed = outer_rim(image, agree_sides(image, quad))
     if not np.allclose(agreed, quad):
         refitted, refit_share = _refine_outline(image, agreed, 2.5)
         ok = refit_share >= 0.3 and _convex_clockwise(refitted)

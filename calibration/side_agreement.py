@@ -16,6 +16,11 @@ other three's says how far, and the side is moved there::
 Only one side is moved per round (the one whose move gains most), and only when its
 profile then matches the others well: a side hidden by a hand or a board whose
 sides differ is left alone.
+
+The opposite mistake, all four sides on the score track's edge just inside a
+thin dark rim of the board, cannot show as disagreement; :func:`outer_rim` looks
+for it: a colour step a little outside every side, with the same colour between
+it and the outline all around.
 """
 
 from __future__ import annotations
@@ -118,3 +123,33 @@ def agree_sides(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
             break
         quad = move_side(quad, side, shift * STEP)
     return quad
+
+
+RIM_DEPTHS = range(5, 21)
+"""Candidate rims, in samples outside the outline: 0.02 to 0.08 board units."""
+MIN_RIM_STEP = 9.0
+"""Colour step (BGR distance, 0-255 scale) the rim's edge must show on every side."""
+MAX_RIM_SPREAD = 10.0
+"""Largest colour difference between the sides' rims: the rim is the board's, one
+colour all round; the table beyond the outline differs from side to side."""
+
+
+def outer_rim(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """``quad`` grown to the board's rim if one is found just outside it, else as is."""
+    profiles = side_profiles(image, quad)
+    edge = int(np.argmin(np.abs(DEPTHS)))
+    best, best_step = 0, MIN_RIM_STEP
+    for depth in RIM_DEPTHS:
+        i = edge - depth
+        outside = profiles[:, i - 3 : i - 1].mean(axis=1)
+        inside = profiles[:, i + 1 : i + 3].mean(axis=1)
+        step = float(np.linalg.norm(outside - inside, axis=1).min())
+        rim = profiles[:, i + 1 : edge - 1].mean(axis=1)
+        spread = float(np.linalg.norm(rim - np.median(rim, axis=0), axis=1).max())
+        if step >= best_step and spread <= MAX_RIM_SPREAD:
+            best, best_step = depth, step
+    if not best:
+        return quad
+    grown = UNIT.astype(np.float64) * (1 + 2 * best * STEP) - best * STEP
+    h = cv2.getPerspectiveTransform(UNIT, quad.astype(np.float32))
+    return cv2.perspectiveTransform(grown.reshape(-1, 1, 2), h).reshape(-1, 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.side_agreement import agree_sides, move_side
+from calibration.side_agreement import agree_sides, move_side, outer_rim
 
 
 def _frame(seed: int):  # type: ignore[no-untyped-def]
@@ -35,3 +35,40 @@ def test_a_right_outline_is_left_alone(seed: int) -> None:
     frame = _frame(seed)
     truth = frame.truth.board_corners_distorted
     assert _error(agree_sides(frame.image, truth), truth) < 0.005
+
+
+def _drawn_board(rim: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A board drawn head-on on a plain table: (image, its true corners). With ``rim``
+    it has a thin dark rim outside a light score track, as some boards do."""
+    import cv2
+
+    image = np.full((700, 900, 3), (95, 120, 135), np.uint8)
+    corners = np.array([[250, 150], [650, 150], [650, 550], [250, 550]], float)
+
+    def square(inset: float, colour: tuple[int, int, int]) -> None:
+        a = (corners[0] + inset * 400).astype(int)
+        b = (corners[2] - inset * 400).astype(int)
+        cv2.rectangle(image, tuple(a), tuple(b), colour, -1)
+
+    square(0.0, (30, 30, 35) if rim else (225, 230, 235))
+    square(0.03 if rim else 0.0, (225, 230, 235))  # the score track
+    square(0.13, (70, 60, 50))  # the panel inside it
+    return image, corners
+
+
+def test_a_dark_rim_outside_the_outline_is_the_board_edge() -> None:
+    image, truth = _drawn_board(rim=True)
+    on_the_track = move_side(truth, 0, 0.03)
+    for side in (1, 2, 3):
+        on_the_track = move_side(on_the_track, side, 0.03 / 1.03)
+    assert _error(on_the_track, truth) > 0.025
+    assert _error(outer_rim(image, on_the_track), truth) < 0.006
+
+
+def test_no_rim_no_growth() -> None:
+    image, truth = _drawn_board(rim=False)
+    assert _error(outer_rim(image, truth), truth) < 0.001
+    for seed in (7001, 7002, 7003, 7004):
+        frame = _frame(seed)
+        corners = frame.truth.board_corners_distorted
+        assert _error(outer_rim(frame.image, corners), corners) < 0.005
