@@ -1,7 +1,7 @@
 """Run every benchmark and write docs/benchmarks.md: the machine, each command, the
 figures beside their targets, and the plots.
 
-Run: ``.venv/bin/python -m benchmarks.run_all`` (about half an hour on 2 cores; pass
+Run: ``.venv/bin/python -m benchmarks.run_all`` (about 45 minutes on 2 cores; pass
 ``--quick`` for a smaller run). Each benchmark is its own module, run in its own
 process so none warms another's caches.
 """
@@ -31,6 +31,12 @@ BENCHMARKS = [
         "benchmarks.bench_pipeline",
         ["--plots", str(DOCS)],
         ["--frames", "100", "--stills", "60", "--plots", str(DOCS)],
+    ),
+    (
+        "End to end (`setupcam eval`)",
+        "setupcam",
+        ["eval", "--games", "20", "--seed", "100000", "--hands", "--max-turns", "12"],
+        ["eval", "--games", "4", "--seed", "100000", "--hands", "--max-turns", "12"],
     ),
 ]
 
