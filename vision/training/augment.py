@@ -42,7 +42,10 @@ def augment(x: torch.Tensor, gen: torch.Generator, strength: float = 1.0) -> tor
     # Focus: a light blur on some crops. The simulator already blurs; more than
     # this makes small corner digits (5/6, 3/9) unreadable, i.e. label noise.
     sigma = _rand(n, 0.3, 0.7, gen) * (torch.rand(n, generator=gen) < 0.15)
-    img = _blur(img, sigma)
+    blurred = sigma > 0  # only those (the others would get an identity kernel)
+    if blurred.any():
+        img = img.clone()
+        img[blurred] = _blur(img[blurred], sigma[blurred])
     # Light: brightness, contrast, white balance, gamma.
     bright = _rand(n, 0.65, 1.35, gen).view(n, 1, 1, 1)
     balance = _rand(3 * n, 0.85, 1.15, gen).view(n, 3, 1, 1)

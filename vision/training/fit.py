@@ -39,7 +39,7 @@ from vision.training.evaluate import (
     format_table,
     time_call,
 )
-from vision.training.model import EMBEDDING_DIM, WIDTHS, TileNet
+from vision.training.model import EMBEDDING_DIM, TileNet, describe
 from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
 
 
@@ -109,6 +109,8 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
     )
     bar = ProgressBar("train", total, enabled=progress)
     losses, step = [], 0
+    # channels-last: torch's CPU convolutions train ~1.2-1.4x faster than on NCHW
+    net.to(memory_format=torch.channels_last)
     net.train()
     for _epoch in range(cfg.epochs):
         order = torch.randperm(len(y), generator=gen)
@@ -133,6 +135,7 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
             )
         losses.append(running / max(1, seen))
     bar.close()
+    net.to(memory_format=torch.contiguous_format)
     net.eval()
     return losses
 
@@ -215,7 +218,7 @@ def train(
         "temperature": round(temperature, 5),
         "threshold": round(threshold, 6),
         "embedding_dim": EMBEDDING_DIM,
-        "architecture": f"TileNet widths {list(WIDTHS)}, embedding {EMBEDDING_DIM}",
+        "architecture": describe(),
         "recipe": _recipe(cfg),
         "epoch_losses": [round(v, 4) for v in losses],
     }
