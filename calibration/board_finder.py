@@ -418,7 +418,6 @@ def _outline_points(layout: Layout | None = None, per_side: int = 8) -> np.ndarr
 
 
 _OUTLINE = _outline_points()
-_OUTLINE_SQUARES = Layout.load().squares
 
 
 def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
@@ -426,9 +425,8 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
 
     Two tests must both pass. (1) The picture correlates with its own quarter turn:
     the 4x4-less-corners grid is symmetric, even with tiles on it. (2) The square
-    outlines carry edges: along the median square's outline the gradient is well
-    above the grid's average (a symmetric sheet of paper, a tiled floor or a clutter
-    rectangle fails here; a hand hiding a few squares does not).
+    outlines carry edges: the gradient along them is well above the average (a
+    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here).
     """
     size = 96
     dst = (UNIT_CORNERS * (size - 1)).astype(np.float32)
@@ -449,10 +447,7 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
     gy = cv2.Sobel(top, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.dilate(cv2.magnitude(gx, gy), np.ones((3, 3), np.uint8))
     pts = np.clip(np.round(_OUTLINE * (size - 1)).astype(int), 0, size - 1)
-    # Square by square, and the median square: a hand over some squares hides their
-    # outlines but must not hide the board.
-    per_square = mag[pts[:, 1], pts[:, 0]].reshape(len(_OUTLINE_SQUARES), -1).mean(axis=1)
-    along = float(np.median(per_square))
+    along = float(mag[pts[:, 1], pts[:, 0]].mean())
     lo, hi = round(0.18 * size), round(0.82 * size)
     average = float(mag[lo:hi, lo:hi].mean()) + 1e-6
     outline_ratio = along / average
