@@ -70,7 +70,7 @@ def test_the_steady_view_survives_a_refit_with_an_arm_over_the_border() -> None:
 def test_a_board_moved_bodily_keeps_its_steady_view() -> None:
     detector = MotionDetector()
     steady(detector, board_image(), CORNERS)
-    detector.update(board_image((15, 25)), CORNERS + [25, 15])
+    detector.update(board_image((15, 25)), CORNERS + np.array([25, 15]))
     assert detector.has_background
     assert not detector.hand_over_board
 

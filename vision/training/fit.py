@@ -67,7 +67,7 @@ def full_config() -> TrainConfig:
         val=DataSpec(name="val", seed=2000, tables=50, views=4),
         test=DataSpec(name="test", seed=3000, tables=60, views=4),
         heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
-        epochs=24,
+        epochs=32,
     )
 
 
