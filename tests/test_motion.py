@@ -89,6 +89,9 @@ def test_something_left_on_the_border_stops_blocking_after_a_while() -> None:
         def read_board(self, image, corners, layout):  # type: ignore[no-untyped-def]
             return {}
 
+        def read_board_all_turns(self, image, corners, layout):  # type: ignore[no-untyped-def]
+            return {}
+
     pipeline = LivePipeline(NoReader())  # type: ignore[arg-type]
     pipeline.set_board_corners(CORNERS)
     t = 0.0

@@ -47,6 +47,11 @@ class TruthReader:
             readings[square] = Reading(label_of(index), float(p[index]), p)
         return readings
 
+    def read_board_all_turns(
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout
+    ) -> dict[str, np.ndarray]:
+        return {s: r.probabilities for s, r in self.read_board(image, corners, layout).items()}
+
 
 def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple"):  # type: ignore[no-untyped-def]
     source = SimulatedTableSource(

@@ -140,6 +140,8 @@ class LivePipeline:
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
         view = self.stability.update(now, probabilities, obstructed)
+        if view is not None:
+            view = self._second_look(view, image, location.corners)
         decision = self._decide(view)
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now
@@ -156,6 +158,20 @@ class LivePipeline:
             self.board.state,
             timings,
         )
+
+    def _second_look(self, view: StableView, image: np.ndarray, corners: np.ndarray) -> StableView:
+        """A steady view is what gets decided, so it is worth a closer look: the squares
+        read again at all four quarter turns (four times the work of a frame's reading,
+        spent once per steady moment), averaged with the frames' readings."""
+        turned = self.recognizer.read_board_all_turns(image, corners, self.layout)
+        if not turned:
+            return view
+        probabilities = {
+            s: (p + turned[s]) / 2 if s in turned else p for s, p in view.probabilities.items()
+        }
+        view = replace(view, probabilities=probabilities)
+        self.stability.current_view = view  # what the dashboard and a new game start from
+        return view
 
     def _hand_over_border(self, now: float, moving: bool) -> bool:
         """An arm over the border, unless that "arm" has held perfectly still so long

@@ -238,6 +238,19 @@ class TileRecognizer:
             return self.enrollment.probabilities(logits, embedding, self.info.temperature)
         return softmax(logits, self.info.temperature)
 
+    def probabilities_all_turns(self, crops: np.ndarray) -> np.ndarray:
+        """Like :meth:`probabilities`, from each crop read at all four quarter turns in
+        one model call (logits averaged): a tile may face any player, and the turns a
+        reading does not depend on average out. Four times the work, so the live
+        pipeline spends it only on a steady view, not on every frame."""
+        n = len(crops)
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
+        logits, embedding = self.run(turned)
+        if self.enrollment is not None:
+            probs = self.enrollment.probabilities(logits, embedding, self.info.temperature)
+            return probs.reshape(4, n, -1).mean(axis=0)
+        return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
+
     def read_crops(self, crops: np.ndarray) -> list[Reading]:
         """One :class:`Reading` per crop, from a single model call."""
         probs = self.probabilities(crops)
@@ -259,3 +272,10 @@ class TileRecognizer:
         """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE, SW)."""
         readings = self.read_crops(self.crops(image, corners, layout))
         return dict(zip(layout.squares, readings, strict=True))
+
+    def read_board_all_turns(
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout
+    ) -> dict[str, np.ndarray]:
+        """Every square's probabilities from :meth:`probabilities_all_turns`."""
+        probs = self.probabilities_all_turns(self.crops(image, corners, layout))
+        return dict(zip(layout.squares, probs, strict=True))
