@@ -65,7 +65,7 @@ def read_photo(path: str | Path, layout: Layout, calibration: str | None) -> Any
     image, corners, reason = locate_board(image, Path(calibration) if calibration else None, layout)
     if corners is None:
         raise UsageError(f"{path}: board not found ({reason}); try --calibration FILE")
-    return recognizer.read_board(image, corners, layout)
+    return recognizer.read_board(image, corners, layout, all_turns=True)
 
 
 def position_from_photo(path: str | Path, layout: Layout, calibration: str | None) -> Position:

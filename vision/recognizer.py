@@ -251,9 +251,10 @@ class TileRecognizer:
             return probs.reshape(4, n, -1).mean(axis=0)
         return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
 
-    def read_crops(self, crops: np.ndarray) -> list[Reading]:
-        """One :class:`Reading` per crop, from a single model call."""
-        probs = self.probabilities(crops)
+    def read_crops(self, crops: np.ndarray, *, all_turns: bool = False) -> list[Reading]:
+        """One :class:`Reading` per crop, from a single model call (at all four quarter
+        turns with ``all_turns``: slower, better; for a photo or a steady view)."""
+        probs = self.probabilities_all_turns(crops) if all_turns else self.probabilities(crops)
         out = []
         for row in probs:
             best = int(np.argmax(row))
@@ -267,10 +268,10 @@ class TileRecognizer:
         return square_crops(image, corners, layout, self.crop_px, self.info.crop_span)
 
     def read_board(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
     ) -> dict[str, Reading]:
         """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE, SW)."""
-        readings = self.read_crops(self.crops(image, corners, layout))
+        readings = self.read_crops(self.crops(image, corners, layout), all_turns=all_turns)
         return dict(zip(layout.squares, readings, strict=True))
 
     def read_board_all_turns(

@@ -12,7 +12,8 @@ used (the board finder runs only if the file has none); without it the board
 finder locates the board. A board that cannot be found is not an error of the
 input: the JSON says ``"found": false`` with the reason, every square is ``"?"``,
 a one-line message goes to stderr and the exit code is 0. The user's enrolled
-tile set (``setupcam enroll``) is used when present.
+tile set (``setupcam enroll``) is used when present. Each square is read at all
+four quarter turns (one photo can afford the fourfold work; it reads better).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def recognize_image(
             "confidence": {s: 0.0 for s in layout.squares},
         }
         return out, image, None
-    readings = recognizer.read_board(image, corners, layout)
+    readings = recognizer.read_board(image, corners, layout, all_turns=True)
     squares: dict[str, str | None] = {}
     for name, reading in readings.items():
         if reading.label is None:
