@@ -4,8 +4,9 @@ frame through the live pipeline with the shipped model (`setupcam eval`).
 It fails on what must never regress: a turn scored wrong without asking the players,
 a missed or invented turn, a bonus missed, the score shown later than 0.7 s after
 the hand leaves (simulated time), or confidently wrong readings above the
-per-square target. (The full per-square target, unread squares included, is not
-met yet: see models/README.md.)
+per-square target, or a full per-square error (unread squares included) above
+today's level. (The full per-square target itself is not met yet: see
+models/README.md.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from setupcam.cli import main
 from setupcam.evaluate import EVAL_SEED_BASE
 
 PER_SQUARE_TARGET = 0.001
+PER_SQUARE_ERROR_TODAY = 0.26
+"""Ceiling on the full per-square error (unread squares included) of this small eval:
+22.4% with the shipped model, plus a margin. Not the target (0.1%): a regression
+guard, to lower as the model improves."""
 SCORE_DELAY_TARGET_S = 0.7
 
 
@@ -62,3 +67,4 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
     assert report["turns_correct"] + report["turns_flagged"] == report["turns"]
     assert report["squares_read"] > 1000
     assert report["per_square_wrong"] <= PER_SQUARE_TARGET
+    assert report["per_square_error"] <= PER_SQUARE_ERROR_TODAY
