@@ -418,9 +418,10 @@ def _outline_points(layout: Layout | None = None, per_side: int = 8) -> np.ndarr
 
 
 _OUTLINE = _outline_points()
+_N_SQUARES = 12
 
 
-def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
+def _structure(grey: np.ndarray, quad: np.ndarray, robust: bool = False) -> float:
     """How board-like the quad's content is (0 = not at all, ~1 = clearly the board).
 
     Two tests must both pass. (1) The picture correlates with its own quarter turn:
@@ -447,7 +448,13 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> float:
     gy = cv2.Sobel(top, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.dilate(cv2.magnitude(gx, gy), np.ones((3, 3), np.uint8))
     pts = np.clip(np.round(_OUTLINE * (size - 1)).astype(int), 0, size - 1)
-    along = float(mag[pts[:, 1], pts[:, 0]].mean())
+    along_points = mag[pts[:, 1], pts[:, 0]]
+    if robust:
+        # Square by square, and the median square: a hand over some squares hides
+        # their outlines but must not hide the board.
+        along = float(np.median(along_points.reshape(_N_SQUARES, -1).mean(axis=1)))
+    else:
+        along = float(along_points.mean())
     lo, hi = round(0.18 * size), round(0.82 * size)
     average = float(mag[lo:hi, lo:hi].mean()) + 1e-6
     outline_ratio = along / average
@@ -520,17 +527,22 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     grey = _grey(small)
     best: tuple[float, int] | None = None
     oblique = None
-    for idx in np.argsort(-score)[:CANDIDATES]:
-        if score[idx] < 0:
+    # Strict first; only if nothing passes, the test that forgives a hand hiding a
+    # few squares (used as a fallback, it cannot replace a board found strictly).
+    for robust in (False, True):
+        for idx in np.argsort(-score)[:CANDIDATES]:
+            if score[idx] < 0:
+                break
+            structure = _structure(grey, q[idx], robust)
+            if structure < MIN_STRUCTURE:
+                continue
+            if ratio[idx] < MIN_SIDE_RATIO:
+                oblique = ratio[idx]
+                continue
+            if best is None or structure > best[0]:
+                best = (structure, int(idx))
+        if best is not None:
             break
-        structure = _structure(grey, q[idx])
-        if structure < MIN_STRUCTURE:
-            continue
-        if ratio[idx] < MIN_SIDE_RATIO:
-            oblique = ratio[idx]
-            continue
-        if best is None or structure > best[0]:
-            best = (structure, int(idx))
     if best is None:
         if oblique is not None:
             raise BoardNotFound(
