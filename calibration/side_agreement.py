@@ -61,12 +61,13 @@ def _side_points(side: int) -> np.ndarray:
 _POINTS = [_side_points(side).reshape(-1, 1, 2) for side in range(4)]
 
 
-def side_profiles(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def side_samples(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """For each side of ``quad`` (NW, NE, SE, SW order; side i joins corners i and
-    i+1), the median colour at each depth of DEPTHS: 4 x len(DEPTHS) x 3."""
+    i+1, ALONG running from corner i to i+1), the colour at each depth of DEPTHS and
+    each position of ALONG: 4 x len(DEPTHS) x len(ALONG) x 3."""
     h = cv2.getPerspectiveTransform(UNIT, quad.astype(np.float32))
     bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    profiles = []
+    sides = []
     for points in _POINTS:
         pixels = cv2.perspectiveTransform(points, h).reshape(-1, 2).astype(np.float32)
         samples = cv2.remap(
@@ -75,9 +76,14 @@ def side_profiles(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
             pixels[:, 1].reshape(1, -1),
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
-        ).reshape(len(DEPTHS), len(ALONG), 3)
-        profiles.append(np.median(samples.astype(np.float32), axis=1))
-    return np.array(profiles)
+        )
+        sides.append(samples.reshape(len(DEPTHS), len(ALONG), 3))
+    return np.array(sides, np.float32)
+
+
+def side_profiles(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Each side's median colour at each depth of DEPTHS: 4 x len(DEPTHS) x 3."""
+    return np.median(side_samples(image, quad), axis=2)
 
 
 def _normalised(profile: np.ndarray) -> np.ndarray:
@@ -99,29 +105,59 @@ def best_shift(profile: np.ndarray, reference: np.ndarray) -> tuple[int, float, 
     return best, scores[best], scores.get(0, -1.0)
 
 
-def move_side(quad: np.ndarray, side: int, inward: float) -> np.ndarray:
-    """``quad`` with one side moved ``inward`` board units (negative: outward)."""
+def move_side(
+    quad: np.ndarray, side: int, inward: float, inward_end: float | None = None
+) -> np.ndarray:
+    """``quad`` with one side moved ``inward`` board units (negative: outward); with
+    ``inward_end`` its second corner (i+1) moves that much instead, turning the side."""
     board = UNIT.astype(np.float64).copy()
-    ends = [side, (side + 1) % 4]
     axis = 1 if side in (0, 2) else 0
-    board[ends, axis] += inward if side in (0, 3) else -inward
+    sign = 1 if side in (0, 3) else -1
+    board[side, axis] += sign * inward
+    board[(side + 1) % 4, axis] += sign * (inward if inward_end is None else inward_end)
     h = cv2.getPerspectiveTransform(UNIT, quad.astype(np.float32))
     return cv2.perspectiveTransform(board.reshape(-1, 1, 2), h).reshape(-1, 2)
+
+
+SEGMENTS = np.array_split(np.arange(len(ALONG)), 3)
+"""Thirds of each side, also matched on their own: an arm lying over part of a side
+hides only some of them, and a side off at one end only needs turning, not moving."""
+
+
+def _side_move(samples: np.ndarray, reference: np.ndarray) -> tuple[float, float, float, float]:
+    """How one side (its samples) should move to match ``reference``: (gain, match,
+    move at its first corner, move at its second), moves in samples."""
+    shift, match, unmoved = best_shift(np.median(samples, axis=1), reference)
+    whole = (match - unmoved, match, float(shift), float(shift))
+    fits = []
+    for segment in SEGMENTS:
+        shift, match, unmoved = best_shift(np.median(samples[:, segment], axis=1), reference)
+        if match >= MIN_MATCH:
+            fits.append((float(ALONG[segment].mean()), shift, match, unmoved))
+    if not fits:
+        return whole
+    gain = float(np.mean([m - u for _, _, m, u in fits]))
+    match = float(np.mean([m for _, _, m, _ in fits]))
+    if len(fits) == 1:
+        return max(whole, (gain, match, fits[0][1], fits[0][1]))
+    # The visible thirds' moves, as a line along the side, give each corner's move.
+    slope, at_start = np.polyfit([f[0] for f in fits], [f[1] for f in fits], 1)
+    return max(whole, (gain, match, float(at_start), float(at_start + slope)))
 
 
 def agree_sides(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """``quad`` with sides that disagree with the others moved to agree (see above)."""
     for _ in range(ROUNDS):
-        profiles = side_profiles(image, quad)
+        samples = side_samples(image, quad)
+        profiles = np.median(samples, axis=2)
         moves = []
         for side in range(4):
             others = np.median(np.delete(profiles, side, axis=0), axis=0)
-            shift, match, unmoved = best_shift(profiles[side], others)
-            moves.append((match - unmoved, match, shift, side))
-        gain, match, shift, side = max(moves)
-        if shift == 0 or gain < MIN_GAIN or match < MIN_MATCH:
+            moves.append((*_side_move(samples[side], others), side))
+        gain, match, start, end, side = max(moves)
+        if max(abs(start), abs(end)) < 0.5 or gain < MIN_GAIN or match < MIN_MATCH:
             break
-        quad = move_side(quad, side, shift * STEP)
+        quad = move_side(quad, side, start * STEP, end * STEP)
     return quad
 
 

@@ -72,3 +72,29 @@ def test_no_rim_no_growth() -> None:
         frame = _frame(seed)
         corners = frame.truth.board_corners_distorted
         assert _error(outer_rim(frame.image, corners), corners) < 0.005
+
+
+@pytest.mark.parametrize("seed", [7001, 7003])
+def test_a_side_wrong_at_one_end_is_turned_back(seed: int) -> None:
+    frame = _frame(seed)
+    truth = frame.truth.board_corners_distorted
+    wrong = move_side(truth, 1, -0.07, 0.0)  # the east side, off at its north end only
+    assert _error(wrong, truth) > 0.05
+    assert _error(agree_sides(frame.image, wrong), truth) < 0.012
+
+
+@pytest.mark.parametrize("seed", [7001, 7002])
+def test_a_side_partly_under_an_arm_is_still_put_right(seed: int) -> None:
+    import cv2
+
+    frame = _frame(seed)
+    truth = frame.truth.board_corners_distorted
+    image = frame.image.copy()
+    # A flat "sleeve" over the first half of the north side, from the table to the grid.
+    h = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), truth.astype(np.float32)
+    )
+    arm = np.float32([[[-0.05, -0.2]], [[0.5, -0.2]], [[0.5, 0.3]], [[-0.05, 0.3]]])
+    cv2.fillConvexPoly(image, cv2.perspectiveTransform(arm, h).astype(np.int32), (60, 90, 160))
+    wrong = move_side(truth, 0, -0.06)
+    assert _error(agree_sides(image, wrong), truth) < 0.015
