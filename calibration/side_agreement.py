@@ -91,18 +91,25 @@ def _normalised(profile: np.ndarray) -> np.ndarray:
     return centred / (np.linalg.norm(centred) + 1e-6)
 
 
+_COMPARED_AT = np.flatnonzero(COMPARED)
+_VALID_SHIFTS = np.array(
+    [k for k in SHIFTS if _COMPARED_AT[0] + k >= 0 and _COMPARED_AT[-1] + k < len(DEPTHS)]
+)
+_WINDOWS = _COMPARED_AT[None, :] + _VALID_SHIFTS[:, None]
+"""For each candidate shift, the profile samples it lines up with the compared part."""
+
+
 def best_shift(profile: np.ndarray, reference: np.ndarray) -> tuple[int, float, float]:
     """The shift (samples, positive inward) that best lines ``profile`` up with
     ``reference``: (shift, its correlation, the correlation with no shift)."""
-    compared = np.flatnonzero(COMPARED)
-    target = _normalised(reference[compared])
-    scores = {}
-    for shift in SHIFTS:
-        moved = compared + shift
-        if moved[0] >= 0 and moved[-1] < len(DEPTHS):
-            scores[shift] = float((_normalised(profile[moved]) * target).sum())
-    best = max(scores, key=scores.__getitem__)
-    return best, scores[best], scores.get(0, -1.0)
+    target = _normalised(reference[_COMPARED_AT])
+    windows = profile[_WINDOWS]  # shifts x compared x 3
+    centred = windows - windows.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(centred.reshape(len(centred), -1), axis=1) + 1e-6
+    scores = (centred * target).sum(axis=(1, 2)) / norms
+    best = int(np.argmax(scores))
+    unmoved = np.flatnonzero(_VALID_SHIFTS == 0)
+    return int(_VALID_SHIFTS[best]), float(scores[best]), float(scores[unmoved[0]])
 
 
 def move_side(
