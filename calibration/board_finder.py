@@ -403,8 +403,12 @@ def _side_support(edges: np.ndarray, quads: np.ndarray, samples: int = 40) -> np
     return edges[ys, xs].mean(axis=2)
 
 
-def _outline_points(layout: Layout | None = None, per_side: int = 8) -> np.ndarray:
-    """Board points along the 12 square outlines (where every board has an edge)."""
+OUTLINE_PER_SIDE = 8
+
+
+def _outline_points(layout: Layout | None = None, per_side: int = OUTLINE_PER_SIDE) -> np.ndarray:
+    """Board points along the 12 square outlines (where every board has an edge),
+    square by square, ``4 * per_side`` points each."""
     layout = layout or Layout.load()
     t = (np.arange(per_side) + 0.5) / per_side
     pts = []
@@ -418,16 +422,18 @@ def _outline_points(layout: Layout | None = None, per_side: int = 8) -> np.ndarr
 
 
 _OUTLINE = _outline_points()
-_N_SQUARES = 12
 
 
-def _structure(grey: np.ndarray, quad: np.ndarray, robust: bool = False) -> float:
-    """How board-like the quad's content is (0 = not at all, ~1 = clearly the board).
+def _structure(grey: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """How board-like the quad's content is (0 = not at all, ~1 = clearly the board),
+    strictly and forgivingly: ``(strict, forgiving)``.
 
     Two tests must both pass. (1) The picture correlates with its own quarter turn:
     the 4x4-less-corners grid is symmetric, even with tiles on it. (2) The square
     outlines carry edges: the gradient along them is well above the average (a
-    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here).
+    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here). The
+    forgiving score takes the median square's outline instead of all of them: a hand
+    over some squares hides their outlines but must not hide the board.
     """
     size = 96
     dst = (UNIT_CORNERS * (size - 1)).astype(np.float32)
@@ -436,7 +442,7 @@ def _structure(grey: np.ndarray, quad: np.ndarray, robust: bool = False) -> floa
     small = cv2.resize(top, (48, 48), interpolation=cv2.INTER_AREA).astype(np.float64)
     inner = small[6:-6, 6:-6]  # the grid lies within 0.18..0.82; skip the edge art
     if inner.std() < 4.0:
-        return 0.0
+        return 0.0, 0.0
     sym = []
     for k in (1, 2, 3):
         rot = np.rot90(inner, k)
@@ -448,20 +454,19 @@ def _structure(grey: np.ndarray, quad: np.ndarray, robust: bool = False) -> floa
     gy = cv2.Sobel(top, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.dilate(cv2.magnitude(gx, gy), np.ones((3, 3), np.uint8))
     pts = np.clip(np.round(_OUTLINE * (size - 1)).astype(int), 0, size - 1)
-    along_points = mag[pts[:, 1], pts[:, 0]]
-    if robust:
-        # Square by square, and the median square: a hand over some squares hides
-        # their outlines but must not hide the board.
-        along = float(np.median(along_points.reshape(_N_SQUARES, -1).mean(axis=1)))
-    else:
-        along = float(along_points.mean())
+    along = mag[pts[:, 1], pts[:, 0]]
+    per_square = along.reshape(-1, 4 * OUTLINE_PER_SIDE).mean(axis=1)
     lo, hi = round(0.18 * size), round(0.82 * size)
     average = float(mag[lo:hi, lo:hi].mean()) + 1e-6
-    outline_ratio = along / average
-    if outline_ratio < MIN_OUTLINE_RATIO:
-        return 0.0
-    # Symmetry is only a bonus: tiles, text and a score track break it on real boards.
-    return float(min(1.0, (outline_ratio - 1.0) * 2.0 + max(0.0, symmetry) * 0.5))
+
+    def score(outline: float) -> float:
+        ratio = outline / average
+        if ratio < MIN_OUTLINE_RATIO:
+            return 0.0
+        # Symmetry is only a bonus: tiles, text and a score track break it on real boards.
+        return float(min(1.0, (ratio - 1.0) * 2.0 + max(0.0, symmetry) * 0.5))
+
+    return score(float(along.mean())), score(float(np.median(per_square)))
 
 
 @dataclass
@@ -525,32 +530,32 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     # the structure test then picks the most board-like among the first few.
     score = np.where(good, support.mean(axis=1) * np.sqrt(area), -1.0)
     grey = _grey(small)
-    best: tuple[float, int] | None = None
+    # The best by the strict test; only if none passes it, the best by the forgiving
+    # one (a fallback: it cannot replace a board found strictly).
+    best: list[tuple[float, int] | None] = [None, None]
     oblique = None
-    # Strict first; only if nothing passes, the test that forgives a hand hiding a
-    # few squares (used as a fallback, it cannot replace a board found strictly).
-    for robust in (False, True):
-        for idx in np.argsort(-score)[:CANDIDATES]:
-            if score[idx] < 0:
-                break
-            structure = _structure(grey, q[idx], robust)
-            if structure < MIN_STRUCTURE:
-                continue
-            if ratio[idx] < MIN_SIDE_RATIO:
-                oblique = ratio[idx]
-                continue
-            if best is None or structure > best[0]:
-                best = (structure, int(idx))
-        if best is not None:
+    for idx in np.argsort(-score)[:CANDIDATES]:
+        if score[idx] < 0:
             break
-    if best is None:
+        structures = _structure(grey, q[idx])
+        if max(structures) < MIN_STRUCTURE:
+            continue
+        if ratio[idx] < MIN_SIDE_RATIO:
+            oblique = ratio[idx]
+            continue
+        for test, structure in enumerate(structures):
+            current = best[test]
+            if structure >= MIN_STRUCTURE and (current is None or structure > current[0]):
+                best[test] = (structure, int(idx))
+    found = best[0] or best[1]
+    if found is None:
         if oblique is not None:
             raise BoardNotFound(
                 f"board too oblique: its near and far sides differ {1 / oblique:.1f}x; "
                 "raise the camera or look more from above"
             )
         raise BoardNotFound("no board-sized quadrilateral in view that looks like the board")
-    structure, idx = best
+    structure, idx = found
     confidence = float(min(1.0, support[idx].mean()) * min(1.0, 0.5 + structure))
     return q[idx] / scale, confidence
 

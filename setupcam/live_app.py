@@ -175,12 +175,8 @@ class SimulatedPlayers:
             self._asked_at = now
             placing = self._player_placing
             self._answer_after_turn = placing is not None and placing == self.session.pending.player
-            if self._answer_after_turn:
-                self._answer = None
-            elif placing is not None:
-                self._answer = self._board_before_turn
-            else:
-                self._answer = self._board_now
+            if not self._answer_after_turn:  # else: answered when the turn ends
+                self._answer = self._board_now if placing is None else self._board_before_turn
         if self._answer is None or now - self._asked_at < self.ANSWER_AFTER_S:
             return
         state = self.session.state

@@ -32,7 +32,7 @@ class TruthReader:
         self.confidence = confidence
 
     def read_board(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
     ) -> dict[str, Reading]:
         assert self.truth is not None
         readings = {}
@@ -46,11 +46,6 @@ class TruthReader:
             p[index] += self.confidence
             readings[square] = Reading(label_of(index), float(p[index]), p)
         return readings
-
-    def read_board_all_turns(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout
-    ) -> dict[str, np.ndarray]:
-        return {s: r.probabilities for s, r in self.read_board(image, corners, layout).items()}
 
 
 def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple"):  # type: ignore[no-untyped-def]

@@ -259,7 +259,8 @@ def test_reading_at_all_four_turns(recognizer: TileRecognizer) -> None:
         best_turned += int((turned.argmax(axis=1) == want).sum())
         total += len(want)
     assert best_turned >= best_single, (best_turned, best_single, total)
-    by_square = recognizer.read_board_all_turns(
-        frame.image, frame.truth.board_corners_distorted, LAYOUT
+    by_square = recognizer.read_board(
+        frame.image, frame.truth.board_corners_distorted, LAYOUT, all_turns=True
     )
     assert list(by_square) == list(LAYOUT.squares)
+    assert np.allclose([by_square[s].probabilities for s in LAYOUT.squares], turned)

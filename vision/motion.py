@@ -28,8 +28,6 @@ BLOCK_PX = 8
 WATCHED = (0.02, 0.98)
 """The part of the board watched, in board units: all of it but the very rim. A hand
 still hovering over the board between two tiles means the turn is not over."""
-GRID = (0.16, 0.84)
-"""The squares' grid and a hair around it, in board units; the ring outside it is art."""
 BORDER = 0.14
 """How far in from the board's edge (board units) the border band watched for arms
 reaches: short of the grid (0.18), so a tile placed on an outer square, its shadow
@@ -97,9 +95,6 @@ class MotionDetector:
         if previous is None:
             self.level = 0.0
             return False
-        # A camera shaken by a fraction of a pixel changes sharp edges a lot and flat
-        # areas not at all; discount the change such a shake explains (it grows with
-        # the local gradient), so only new things on the board count as motion.
         blocks = _block_means(_unexplained_change(previous, thumb))
         self.level = float(blocks.max())
         return self.level > self.threshold
@@ -128,9 +123,10 @@ class MotionDetector:
         it is). Whichever matches the border now is kept; the median over the border
         ignores an arm lying over part of it. If neither matches, it is dropped.
         """
-        refitted = _rewarp(background, old_corners, self._corners)
-        best = min((background, refitted), key=lambda b: _ring_median(b, thumb))
-        return best if _ring_median(best, thumb) <= self.threshold / 2 else None
+        candidates = (background, _rewarp(background, old_corners, self._corners))
+        mismatches = [_ring_median(c, thumb) for c in candidates]
+        best = int(np.argmin(mismatches))
+        return candidates[best] if mismatches[best] <= self.threshold / 2 else None
 
     @property
     def has_background(self) -> bool:
@@ -204,14 +200,6 @@ def _block_means(change: np.ndarray) -> np.ndarray:
     return change.reshape(side, BLOCK_PX, side, BLOCK_PX).mean(axis=(1, 3))
 
 
-def _ring_blocks() -> np.ndarray:
-    """Which thumbnail blocks lie on the border ring, outside the square grid."""
-    lo, hi = WATCHED
-    edges = lo + (hi - lo) * np.arange(THUMB_PX // BLOCK_PX + 1) / (THUMB_PX // BLOCK_PX)
-    inside = (edges[:-1] >= GRID[0]) & (edges[1:] <= GRID[1])
-    return ~(inside[:, None] & inside[None, :])
-
-
 def _border_band() -> np.ndarray:
     """Per thumbnail pixel, 1 inside the border band (see BORDER), else 0."""
     lo, hi = WATCHED
@@ -220,9 +208,10 @@ def _border_band() -> np.ndarray:
     return (outer[:, None] | outer[None, :]).astype(np.float32)
 
 
-_RING = _ring_blocks()
 _BAND = _border_band()
 _BAND_SHARE = _block_means(_BAND)
+_RING = _BAND_SHARE > 0
+"""The thumbnail blocks the border band passes through."""
 
 
 def _ring_blocks_levels(change: np.ndarray) -> np.ndarray:

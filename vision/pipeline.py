@@ -163,11 +163,10 @@ class LivePipeline:
         """A steady view is what gets decided, so it is worth a closer look: the squares
         read again at all four quarter turns (four times the work of a frame's reading,
         spent once per steady moment), averaged with the frames' readings."""
-        turned = self.recognizer.read_board_all_turns(image, corners, self.layout)
-        if not turned:
-            return view
+        turned = self.recognizer.read_board(image, corners, self.layout, all_turns=True)
         probabilities = {
-            s: (p + turned[s]) / 2 if s in turned else p for s, p in view.probabilities.items()
+            s: (p + turned[s].probabilities) / 2 if s in turned else p
+            for s, p in view.probabilities.items()
         }
         view = replace(view, probabilities=probabilities)
         self.stability.current_view = view  # what the dashboard and a new game start from

@@ -273,10 +273,3 @@ class TileRecognizer:
         """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE, SW)."""
         readings = self.read_crops(self.crops(image, corners, layout), all_turns=all_turns)
         return dict(zip(layout.squares, readings, strict=True))
-
-    def read_board_all_turns(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout
-    ) -> dict[str, np.ndarray]:
-        """Every square's probabilities from :meth:`probabilities_all_turns`."""
-        probs = self.probabilities_all_turns(self.crops(image, corners, layout))
-        return dict(zip(layout.squares, probs, strict=True))
