@@ -40,6 +40,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.side_agreement import agree_sides, outer_rim
 from engine.layout import Edge, Layout
 
@@ -56,9 +57,12 @@ MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
 MIN_OUTLINE_RATIO = 1.15  # edge strength on the square outlines vs. the grid's average
 MIN_SIDE_RATIO = 0.45  # shortest/longest side: below this the view is too oblique to read
 MAX_LINES = 30  # straight lines kept for the quad search (the board's rings give several)
+MAX_LINES_RETRY = 45  # when no outline among those passes, the search is run again wider
 CANDIDATES = 10  # outlines whose content is checked for the board's structure
+MAX_SHAPE_CHECKS = 60  # best-supported outlines checked for being a square's picture
 EXPAND_GAP = 0.10  # largest step (board widths) from one ring of the art to the next
 EXPAND_MAX = 0.16  # how far outside the first outline the outer edge is looked for
+CURVE_REACH = 0.008  # first edge fit's search radius after the walk, in board widths
 EXPAND_MIN_STEP = 12.0  # colour step (0-255, over 2 px) that counts as an edge
 
 
@@ -497,9 +501,28 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     )
     if segments is None:
         raise BoardNotFound("no board-sized quadrilateral in view (no long straight edges)")
-    lines = _segments_to_lines(segments)[:MAX_LINES]
+    lines = _segments_to_lines(segments)
     fat_edges = cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0
+    grey = _grey(small)
+    try:
+        quad, confidence = _best_outline(lines[:MAX_LINES], fat_edges, grey, min_side)
+    except BoardNotFound:
+        if len(lines) <= MAX_LINES:
+            raise
+        # A board with many rings, or a busy table, can push one of its sides (a
+        # weak one: blurred, half under an arm) out of the strongest lines.
+        quad, confidence = _best_outline(lines[:MAX_LINES_RETRY], fat_edges, grey, min_side)
+    return quad / scale, confidence
 
+
+def _best_outline(
+    lines: list[tuple[np.ndarray, np.ndarray, float]],
+    fat_edges: np.ndarray,
+    grey: np.ndarray,
+    min_side: float,
+) -> tuple[np.ndarray, float]:
+    """The most board-like four-line outline (search-scale pixels) and a confidence."""
+    sh, sw = grey.shape[:2]
     q = _enumerate_quads(lines, min_side)
     if len(q) == 0:
         raise BoardNotFound("no board-sized quadrilateral in view")
@@ -529,14 +552,19 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     # Well supported outlines first (mean support: a hand over one side costs little);
     # the structure test then picks the most board-like among the first few.
     score = np.where(good, support.mean(axis=1) * np.sqrt(area), -1.0)
-    grey = _grey(small)
     # The best by the strict test; only if none passes it, the best by the forgiving
     # one (a fallback: it cannot replace a board found strictly).
     best: list[tuple[float, int] | None] = [None, None]
     oblique = None
-    for idx in np.argsort(-score)[:CANDIDATES]:
-        if score[idx] < 0:
+    checked = 0
+    for idx in np.argsort(-score)[:MAX_SHAPE_CHECKS]:
+        if score[idx] < 0 or checked == CANDIDATES:
             break
+        # A row of squares, or an arm's edge, with three board edges makes a
+        # well-supported outline that cannot be the picture of a square.
+        if squareness(q[idx], (sw, sh)) > MAX_SQUARENESS:
+            continue
+        checked += 1
         structures = _structure(grey, q[idx])
         if max(structures) < MIN_STRUCTURE:
             continue
@@ -557,7 +585,7 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board-sized quadrilateral in view that looks like the board")
     structure, idx = found
     confidence = float(min(1.0, support[idx].mean()) * min(1.0, 0.5 + structure))
-    return q[idx] / scale, confidence
+    return q[idx], confidence
 
 
 # Each side of a clockwise quad in unit coordinates: start corner, direction, outward normal.
@@ -617,7 +645,9 @@ def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> n
             # Ripples right next to an edge (blur, ringing) are not a second edge.
             if not (current + 0.015 < o[p] <= current + EXPAND_GAP):
                 continue
-            inner, outer = colour_at(o[p] - 0.008), colour_at(o[p] + 0.012)
+            # The band between the edge so far and this one, against what lies beyond:
+            # a shadow band is narrow, so it is sampled at its middle.
+            inner, outer = colour_at((current + o[p]) / 2), colour_at(o[p] + 0.012)
             si, so = float(inner.sum()) + 1.0, float(outer.sum()) + 1.0
             hue_step = float(np.abs(inner / si - outer / so).max())
             if hue_step < 0.02 and so > 1.08 * si:
@@ -722,7 +752,7 @@ def _refine_outline(
             v = q @ np.array([-direction[1], direction[0]])
             curve = np.polyfit(u / lengths[side], v, 2)
             # A lens bends an edge by well under 1% of its length; more is two edges mixed.
-            if abs(curve[0]) * 0.25 > 0.005 * lengths[side]:
+            if abs(curve[0]) * 0.25 > 0.02 * lengths[side]:
                 curve = None
         lines.append((centre, direction, curve))
         share.append(keep.sum() / samples)
@@ -760,6 +790,17 @@ def _tangent_at(
     return centre + direction * u * length + normal * v, tangent / np.linalg.norm(tangent)
 
 
+def _fit_edges(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float]:
+    """Each side of ``quad`` snapped to the board edge near it (see :func:`_refine_outline`).
+
+    The outline given comes from straight-sided profile walks, so on a strongly
+    curved lens it can lie ~1% off a bowed edge: the first fit searches that far,
+    a second one sharpens the result.
+    """
+    reach = max(2.5, CURVE_REACH * _mean_side(quad))
+    return _refine_outline(image, quad, reach)
+
+
 def find_board(
     image: np.ndarray,
     layout: Layout,
@@ -784,14 +825,16 @@ def find_board(
     outline, confidence = _find_outline(image)
     outline = _order_clockwise(outline)
     expanded = _expand_outline(image, outline)
-    quad, share = _refine_outline(image, expanded, 2.5)
+    # The profile walk follows the outline's straight sides, so on a strongly curved
+    # lens it ends up to ~1% outside a bowed edge: the first fit searches that far.
+    quad, share = _fit_edges(image, expanded)
     if share < 0.3 or not _convex_clockwise(quad):
         quad = expanded  # the profile walk is still better than a failed fit
     else:
         confidence = min(confidence, 0.5 + 0.5 * share)
     agreed = outer_rim(image, agree_sides(image, quad))
     if not np.allclose(agreed, quad):
-        refitted, refit_share = _refine_outline(image, agreed, 2.5)
+        refitted, refit_share = _fit_edges(image, agreed)
         ok = refit_share >= 0.3 and _convex_clockwise(refitted)
         quad = refitted if ok else agreed
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)

@@ -172,6 +172,8 @@ RIM_DEPTHS = range(5, 21)
 """Candidate rims, in samples outside the outline: 0.02 to 0.08 board units."""
 MIN_RIM_STEP = 9.0
 """Colour step (BGR distance, 0-255 scale) the rim's edge must show on every side."""
+RIM_SIDES = 3
+"""Sides on which the rim must show."""
 MAX_RIM_SPREAD = 10.0
 """Largest colour difference between the sides' rims: the rim is the board's, one
 colour all round; the table beyond the outline differs from side to side."""
@@ -186,8 +188,11 @@ def outer_rim(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
         i = edge - depth
         outside = profiles[:, i - 3 : i - 1].mean(axis=1)
         inside = profiles[:, i + 1 : i + 3].mean(axis=1)
-        step = float(np.linalg.norm(outside - inside, axis=1).min())
-        rim = profiles[:, i + 1 : edge - 1].mean(axis=1)
+        steps = np.linalg.norm(outside - inside, axis=1)
+        # All sides but one: a hand or an arm may lie over the rim of one.
+        shown = np.argsort(steps)[4 - RIM_SIDES :]
+        step = float(steps[shown].min())
+        rim = profiles[shown, i + 1 : edge - 1].mean(axis=1)
         spread = float(np.linalg.norm(rim - np.median(rim, axis=0), axis=1).max())
         if step >= best_step and spread <= MAX_RIM_SPREAD:
             best, best_step = depth, step

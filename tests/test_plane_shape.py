@@ -1,0 +1,76 @@
+"""Only the picture of a square can be the board, and curved (lens) edges are fitted."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from calibration.board_finder import find_board
+from calibration.plane_shape import MAX_SQUARENESS, squareness
+from engine.layout import Layout
+
+SEEDS = range(7100, 7120)
+
+
+def _scene(seed: int):  # type: ignore[no-untyped-def]
+    from vision.synth import scene as synth
+
+    return synth.random_scene(seed, resolution=(1280, 720) if seed % 2 else (1920, 1080))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_board_seen_by_any_camera_is_square(seed: int) -> None:
+    camera = _scene(seed).camera
+    corners = camera.project_board(np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    assert squareness(corners, camera.image_size) < MAX_SQUARENESS
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("height", [0.7, 0.82])
+def test_three_board_edges_and_a_row_of_squares_are_not_square(seed: int, height: float) -> None:
+    # The outline the finder used to take for the board when an arm hid one side:
+    # three board edges and the line along a row of squares.
+    camera = _scene(seed).camera
+    corners = camera.project_board(np.array([[0, 0], [1, 0], [1, height], [0, height]], float))
+    assert squareness(corners, camera.image_size) > MAX_SQUARENESS
+
+
+def test_a_rectangle_reaching_past_the_board_is_mostly_not_square() -> None:
+    # With the focal length unknown, some tilted views of a 1.25 rectangle can pass
+    # for a square; most cannot.
+    rejected = 0
+    for seed in SEEDS:
+        camera = _scene(seed).camera
+        corners = camera.project_board(np.array([[0, 0], [1, 0], [1, 1.25], [0, 1.25]], float))
+        rejected += squareness(corners, camera.image_size) > MAX_SQUARENESS
+    assert rejected >= 0.8 * len(SEEDS)
+
+
+def test_squareness_does_not_depend_on_where_the_corners_start() -> None:
+    quad = np.array([[412.0, 103.0], [951.0, 150.0], [903.0, 640.0], [371.0, 598.0]])
+    values = [squareness(np.roll(quad, k, axis=0), (1280, 720)) for k in range(4)]
+    assert max(values) - min(values) < 1e-9
+
+
+@pytest.mark.parametrize("seed", [7201, 7202, 7203])
+def test_corners_are_found_on_a_strongly_curved_lens(seed: int) -> None:
+    # A wide-angle webcam bends the board's edges by more than half a percent; a
+    # straight-line fit then puts every corner outside the board.
+    from vision.synth import scene as synth
+    from vision.synth.photo import CLEAN
+
+    scene = synth.random_scene(seed, resolution=(1920, 1080))
+    lens = np.array([-0.25, 0.01, 0.0, 0.0, 0.0])
+    scene = dataclasses.replace(
+        scene, photo=CLEAN, camera=dataclasses.replace(scene.camera, dist_coeffs=lens)
+    )
+    frame = synth.render_frame(scene, seed)
+    truth = frame.truth.board_corners_distorted
+    found = find_board(frame.image, Layout.load()).corners
+    width = float(np.linalg.norm(truth[1] - truth[0]))
+    error = min(
+        float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)
+    )
+    assert error / width < 0.006
