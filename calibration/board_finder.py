@@ -654,6 +654,26 @@ def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> n
                 continue  # brighter outside with the same hue: the board's own shadow
             current = float(o[p])
         moved.append(current)
+    size = (image.shape[1], image.shape[0])
+    grown = _grown(h, moved)
+    if squareness(grown, size) <= MAX_SQUARENESS:
+        return grown
+    # One side walked out much further than the others (onto an arm's edge or a
+    # stripe in the table): the board's rings are concentric, so it should have
+    # moved as far as the others did.
+    for side in np.argsort([-abs(m - np.median(np.delete(moved, i))) for i, m in enumerate(moved)]):
+        for value in (float(np.median(np.delete(moved, side))), 0.0):
+            trial = list(moved)
+            trial[side] = value
+            candidate = _grown(h, trial)
+            if squareness(candidate, size) <= MAX_SQUARENESS:
+                return candidate
+    return grown
+
+
+def _grown(h: np.ndarray, moved: Sequence[float]) -> np.ndarray:
+    """The unit square with its sides moved out by ``moved`` (top, right, bottom, left),
+    through ``h``."""
     top, right, bottom, left = moved
     unit = np.array(
         [[-left, -top], [1 + right, -top], [1 + right, 1 + bottom], [-left, 1 + bottom]]
@@ -833,10 +853,19 @@ def find_board(
     else:
         confidence = min(confidence, 0.5 + 0.5 * share)
     agreed = outer_rim(image, agree_sides(image, quad))
+    size = (image.shape[1], image.shape[0])
     if not np.allclose(agreed, quad):
         refitted, refit_share = _fit_edges(image, agreed)
         ok = refit_share >= 0.3 and _convex_clockwise(refitted)
-        quad = refitted if ok else agreed
+        moved = refitted if ok else agreed
+        # A side moved onto an arm lying along it makes the outline a rectangle.
+        if squareness(moved, size) <= MAX_SQUARENESS or squareness(quad, size) > MAX_SQUARENESS:
+            quad = moved
+    if squareness(quad, size) > MAX_SQUARENESS:
+        raise BoardNotFound(
+            "the outline found is not square: something lies along an edge of the board "
+            "(an arm, a box); clear the edges or register the board by hand"
+        )
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     if sides.min() / sides.max() < MIN_SIDE_RATIO:
         raise BoardNotFound(

@@ -192,6 +192,10 @@ def outer_rim(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
         # All sides but one: a hand or an arm may lie over the rim of one.
         shown = np.argsort(steps)[4 - RIM_SIDES :]
         step = float(steps[shown].min())
+        if steps.min() < MIN_RIM_STEP:
+            # A side without the rim (under an arm?) is allowed only when the rim
+            # shows clearly on the others.
+            step /= 2
         rim = profiles[shown, i + 1 : edge - 1].mean(axis=1)
         spread = float(np.linalg.norm(rim - np.median(rim, axis=0), axis=1).max())
         if step >= best_step and spread <= MAX_RIM_SPREAD:

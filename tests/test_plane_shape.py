@@ -74,3 +74,33 @@ def test_corners_are_found_on_a_strongly_curved_lens(seed: int) -> None:
         float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)
     )
     assert error / width < 0.006
+
+
+def test_a_box_lying_along_one_edge_is_not_taken_for_the_board() -> None:
+    # A dark box along the north edge, 5% to 25% of the board outside it: its near
+    # edge is a sharp straight line parallel to the board's, right where the search
+    # for the board's outer rim looks.
+    import cv2
+
+    from calibration.side_agreement import move_side
+    from vision.synth import scene as synth
+
+    right = 0
+    seeds = range(7300, 7312)
+    for seed in seeds:
+        frame = synth.render_frame(synth.random_scene(seed, hands=False), seed)
+        image = frame.image.copy()
+        truth = frame.truth.board_corners_distorted
+        near, far = move_side(truth, 0, -0.05), move_side(truth, 0, -0.25)
+        overhang = (truth[1] - truth[0]) * 0.15
+        box = np.array(
+            [near[0] - overhang, near[1] + overhang, far[1] + overhang, far[0] - overhang]
+        )
+        cv2.fillPoly(image, [box.astype(np.int32)], (30, 30, 30), cv2.LINE_AA)
+        found = find_board(image, Layout.load()).corners
+        width = float(np.linalg.norm(truth[1] - truth[0]))
+        error = min(
+            float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)
+        )
+        right += error < 0.01 * width
+    assert right >= len(seeds) - 1
