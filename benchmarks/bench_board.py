@@ -70,7 +70,9 @@ def main() -> None:
     args = parser.parse_args()
     layout = Layout.load()
     scratch, tracked = [], []
-    counts = dict.fromkeys(("dist", "undist", "look", "nolook", "look_given_corners"), 0)
+    counts = dict.fromkeys(
+        ("dist", "undist", "look", "nolook", "look_given_corners", "refused", "off"), 0
+    )
     found_both = 0
     by_condition: dict[str, list[int]] = {}  # condition -> [right, frames]
     for index in range(args.frames):
@@ -86,6 +88,7 @@ def main() -> None:
             location = None
             reason = err.reason
         scratch.append(time.perf_counter() - start)
+        counts["refused"] += location is None
         if location is not None:
             for _ in range(5):
                 start = time.perf_counter()
@@ -93,6 +96,7 @@ def main() -> None:
                 tracked.append(time.perf_counter() - start)
             ok = relative_error(location.corners, truth.board_corners_distorted, True) < 0.01
             counts["dist"] += ok
+            counts["off"] += not ok
             counts["nolook"] += (
                 relative_error(location.corners, truth.board_corners_distorted, False) < 0.01
             )
@@ -132,6 +136,8 @@ def main() -> None:
     print(f"{n} simulator frames, seeds {args.first_seed}..{args.first_seed + n - 1}")
     print(f"corners within 1%, distorted image:        {pct(counts['dist'], n)}")
     print(f"corners within 1%, undistorted (with lens): {pct(counts['undist'], n)}")
+    print(f"  missed: an outline off by more than 1%:  {pct(counts['off'], n)}")
+    print(f"  missed: refused with a reason:           {pct(counts['refused'], n)}")
     for key, (right, total) in by_condition.items():
         print(f"  {key + ':':<40} {pct(right, total)}")
     print(f"orientation right with a registered look:  {pct(counts['look'], n)}")
