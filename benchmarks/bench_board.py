@@ -11,8 +11,9 @@ one included), has a hand over the board on every other block of six and is
   with the frame's lens against ``board_corners``;
 * orientation: corners in the right order, with a ``BoardLook`` registered on a
   *different* frame of the same board style (new camera, position, light, no
-  hand; registered from its true corners, as a user confirms south once), and
-  with no look (the nearest-edge default);
+  hand; registered from its true corners, as a user confirms south once), from
+  the seats' colour names alone (``BoardLook.from_seats``), and with no look (the
+  nearest-edge default);
 * milliseconds from scratch (distorted image) and tracked from the previous
   location on the same image (nothing moved), median and p95.
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from calibration.board_finder import BoardLook, BoardNotFound, find_board, manual_board
 from calibration.camera_file import Calibration, undistort
+from engine import Seats
 from engine.layout import Layout
 
 
@@ -69,9 +71,12 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print every miss")
     args = parser.parse_args()
     layout = Layout.load()
+    # The simulator seats its players S=red, W=green, N=yellow, E=purple.
+    seats_look = BoardLook.from_seats(Seats.parse("S=red,W=green,N=yellow,E=purple").by_edge)
     scratch, tracked = [], []
     counts = dict.fromkeys(
-        ("dist", "undist", "look", "nolook", "look_given_corners", "refused", "off"), 0
+        ("dist", "undist", "look", "seats", "nolook", "look_given_corners", "refused", "off"),
+        0,
     )
     found_both = 0
     by_condition: dict[str, list[int]] = {}  # condition -> [right, frames]
@@ -99,6 +104,10 @@ def main() -> None:
             counts["off"] += not ok
             counts["nolook"] += (
                 relative_error(location.corners, truth.board_corners_distorted, False) < 0.01
+            )
+            by_seats = find_board(image, layout, look=seats_look)
+            counts["seats"] += (
+                relative_error(by_seats.corners, truth.board_corners_distorted, False) < 0.01
             )
             looked = find_board(image, layout, look=look)
             right = relative_error(looked.corners, truth.board_corners_distorted, False) < 0.01
@@ -143,6 +152,7 @@ def main() -> None:
     print(f"orientation right with a registered look:  {pct(counts['look'], n)}")
     given = pct(counts["look_given_corners"], found_both)
     print(f"  of the frames whose corners were right:  {given}")
+    print(f"orientation right from the seats' colours: {pct(counts['seats'], n)}")
     print(f"orientation right with no look (default):  {pct(counts['nolook'], n)}")
     print(f"from scratch: {ms(scratch)}")
     print(f"tracked:      {ms(tracked)}")

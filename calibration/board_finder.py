@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
 
+from calibration.colour_names import named_bgr
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.side_agreement import agree_sides, outer_rim
 from engine.layout import Edge, Layout
@@ -85,7 +86,7 @@ class BoardLocation:
     ``corners`` are NW, NE, SE, SW in pixels; ``board_to_image`` maps board units
     (unit square, x east, y south) to pixels and ``image_to_board`` back.
     ``method`` is ``"auto"``, ``"markers"`` or ``"manual"``; ``orientation_source``
-    says how south was decided (``"signature"``, ``"nearest-edge"``, ``"markers"``,
+    says how south was decided (``"signature"``, ``"seats"``, ``"nearest-edge"``, ``"markers"``,
     ``"manual"`` or ``"tracked"``).
 
         >>> loc = manual_board([(100, 100), (500, 100), (500, 500), (100, 500)])
@@ -232,17 +233,50 @@ class BoardLook:
     """
 
     edge_lab: np.ndarray
+    source: str = "signature"
+    """``"signature"``: captured from the board; ``"seats"``: the players' colour names."""
+
+    @property
+    def lightness_weight(self) -> float:
+        """How much lightness counts against hue: a captured look knows the frames'
+        real lightness, colour names do not."""
+        return 0.25 if self.source == "signature" else 0.0
 
     @classmethod
     def capture(cls, image: np.ndarray, location: BoardLocation, layout: Layout) -> BoardLook:
         return cls(_edge_signature(image, location, layout))
+
+    @classmethod
+    def from_seats(cls, colours: Mapping[Edge, str]) -> BoardLook | None:
+        """The look the seats promise: each edge framed in its player's colour.
+
+        ``None`` when fewer than two of the colour names are known (see
+        :mod:`calibration.colour_names`)::
+
+            >>> look = BoardLook.from_seats({Edge.SOUTH: "red", Edge.NORTH: "yellow"})
+            >>> look.distinct(), look.source
+            (True, 'seats')
+        """
+        rows = []
+        for edge in Edge:
+            bgr = named_bgr(colours[edge]) if edge in colours else None
+            if bgr is None:
+                rows.append(np.full(3, np.nan))
+                continue
+            pixel = np.array(bgr, np.uint8).reshape(1, 1, 3)
+            rows.append(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64))
+        if sum(not np.isnan(row).any() for row in rows) < 2:
+            return None
+        return cls(np.array(rows), source="seats")
 
     def distinct(self) -> bool:
         """Whether the four edges look different enough to decide orientation."""
         sig = self.edge_lab[~np.isnan(self.edge_lab).any(axis=1)]
         if len(sig) < 2:
             return False
-        dists = [_lab_distance(a, b) for a, b in itertools.combinations(sig, 2)]
+        dists = [
+            _lab_distance(a, b, self.lightness_weight) for a, b in itertools.combinations(sig, 2)
+        ]
         return min(dists) > 12.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,7 +284,8 @@ class BoardLook:
             "edge_lab": {
                 e.value: [round(float(v), 2) for v in row]
                 for e, row in zip(Edge, self.edge_lab, strict=True)
-            }
+            },
+            "source": self.source,
         }
 
     @classmethod
@@ -260,13 +295,16 @@ class BoardLook:
             arr = np.array(rows, np.float64).reshape(4, 3)
         except (KeyError, TypeError, ValueError):
             raise ValueError("board look: 'edge_lab' must map S, W, N, E to [L, a, b]") from None
-        return cls(arr)
+        source = data.get("source", "signature")
+        if source not in ("signature", "seats"):
+            raise ValueError("board look: 'source' must be 'signature' or 'seats'")
+        return cls(arr, source=source)
 
 
-def _lab_distance(a: np.ndarray, b: np.ndarray) -> float:
+def _lab_distance(a: np.ndarray, b: np.ndarray, lightness_weight: float = 0.25) -> float:
     # Lightness varies with the lamp; the hue of the frames does not: weigh chroma more.
     d = a - b
-    return float(math.sqrt(0.25 * d[0] ** 2 + d[1] ** 2 + d[2] ** 2))
+    return float(math.sqrt(lightness_weight * d[0] ** 2 + d[1] ** 2 + d[2] ** 2))
 
 
 def orient(
@@ -279,14 +317,17 @@ def orient(
             sig = _edge_signature(image, location.rotated(k, "signature"), layout)
             ok = ~(np.isnan(sig).any(axis=1) | np.isnan(look.edge_lab).any(axis=1))
             costs.append(
-                sum(_lab_distance(a, b) for a, b in zip(sig[ok], look.edge_lab[ok], strict=True))
+                sum(
+                    _lab_distance(a, b, look.lightness_weight)
+                    for a, b in zip(sig[ok], look.edge_lab[ok], strict=True)
+                )
             )
         best = int(np.argmin(costs))
         ranked = sorted(costs)
         margin = (ranked[1] - ranked[0]) / max(ranked[1], 1e-6)
-        out = location.rotated(best, "signature")
+        out = location.rotated(best, look.source)
         conf = location.confidence * min(1.0, 0.5 + margin)
-        return BoardLocation.from_corners(out.corners, out.method, conf, "signature")
+        return BoardLocation.from_corners(out.corners, out.method, conf, look.source)
     # South = the side whose midpoint is lowest in the image (nearest the camera).
     mids = (location.corners + np.roll(location.corners, -1, axis=0)) / 2
     south_side = int(np.argmax(mids[:, 1]))  # side i joins corner i and i+1

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine import Layout, LayoutError, Position, PositionError
+from engine import Layout, LayoutError, Position, PositionError, Seats
 from setupcam.cli import UsageError
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"})
@@ -55,22 +55,29 @@ def print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False))
 
 
-def read_photo(path: str | Path, layout: Layout, calibration: str | None) -> Any:
+def read_photo(
+    path: str | Path, layout: Layout, calibration: str | None, seats: Seats | None = None
+) -> Any:
     """The board in a photo: ``(readings, recognizer)``, or a one-line error naming the
-    photo when the board cannot be found."""
+    photo when the board cannot be found. With ``seats``, south is the edge framed in
+    the south player's colour."""
     from setupcam.commands.recognize import load_recognizer, locate_board, read_image
 
     recognizer = load_recognizer(None, None)
     image = read_image(Path(path))
-    image, corners, reason = locate_board(image, Path(calibration) if calibration else None, layout)
+    image, corners, reason = locate_board(
+        image, Path(calibration) if calibration else None, layout, seats
+    )
     if corners is None:
         raise UsageError(f"{path}: board not found ({reason}); try --calibration FILE")
     return recognizer.read_board(image, corners, layout, all_turns=True)
 
 
-def position_from_photo(path: str | Path, layout: Layout, calibration: str | None) -> Position:
+def position_from_photo(
+    path: str | Path, layout: Layout, calibration: str | None, seats: Seats | None = None
+) -> Position:
     """Every square of the photo read; a square that cannot be read is an error."""
-    readings = read_photo(path, layout, calibration)
+    readings = read_photo(path, layout, calibration, seats)
     squares = {}
     for square, reading in readings.items():
         if isinstance(reading.label, str):  # "?" or "covered"

@@ -413,6 +413,43 @@ def test_orientation_with_a_registered_look_on_simulator_frames():
     assert checked >= 6
 
 
+def test_orientation_from_the_seats_colours_on_simulator_frames():
+    from engine import Seats
+    from vision.synth import scene as synth
+
+    # No registration at all: the simulator's players sit S=red, W=green, N=yellow,
+    # E=purple, and each edge's bonus frames have its player's colour.
+    look = BoardLook.from_seats(Seats.parse("S=red,W=green,N=yellow,E=purple").by_edge)
+    assert look is not None and look.distinct()
+    checked = 0
+    for seed in range(311, 321):
+        frame = synth.render_frame(synth.random_scene(seed, hands=seed % 2 == 0), seed)
+        truth = frame.truth.board_corners_distorted
+        try:
+            location = find_board(frame.image, LAYOUT, look=look)
+        except BoardNotFound:
+            continue
+        if _any_rotation_error(location.corners, truth) >= 0.01:
+            continue  # a corner miss is counted elsewhere, not here
+        checked += 1
+        assert location.orientation_source == "seats"
+        assert _rel_error(location.corners, truth) < 0.01, seed
+    assert checked >= 7
+
+
+def test_a_look_from_seats_needs_two_known_colours_and_round_trips():
+    from engine import Edge
+
+    assert BoardLook.from_seats({Edge.SOUTH: "red", Edge.NORTH: "tartan"}) is None
+    look = BoardLook.from_seats({Edge.SOUTH: "red", Edge.NORTH: "#20c0f0"})
+    assert look is not None and look.source == "seats"
+    again = BoardLook.from_dict(look.to_dict())
+    assert again.source == "seats"
+    assert np.isnan(again.edge_lab[1]).all()  # nobody sits west
+    with pytest.raises(ValueError, match="source"):
+        BoardLook.from_dict({**look.to_dict(), "source": "guess"})
+
+
 def test_board_look_sidecar(tmp_path):
     scene = render_board_scene(np.random.default_rng(100))
     look = BoardLook.capture(scene.image, manual_board(scene.corners), LAYOUT)

@@ -210,6 +210,26 @@ def test_recognize_cli_finds_the_board_itself(tmp_path: Path, capsys, monkeypatc
         assert out["board"]["reason"] and "board not found" in captured.err
 
 
+def test_recognize_cli_tells_south_from_the_seats(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    found = 0
+    for seed in (TEST_SEED + 6, TEST_SEED + 7, TEST_SEED + 8):
+        frame, image, _ = _write_frame(tmp_path, seed)
+        assert main(["recognize", str(image), "--seats", "S=red,W=green,N=yellow,E=purple"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        if not out["board"]["found"]:
+            continue
+        found += 1
+        corners = np.array(out["board"]["corners"])
+        truth = frame.truth.board_corners_distorted  # NW, NE, SE, SW: south is red
+        width = np.linalg.norm(truth[1] - truth[0])
+        assert np.linalg.norm(corners - truth, axis=1).max() < 0.01 * width
+    assert found >= 2
+    assert main(["recognize", str(image), "--seats", "S=red,S=blue"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--seats" in err[0]
+
+
 def test_recognize_cli_without_a_board(tmp_path: Path, capsys) -> None:
     image = tmp_path / "grey.png"
     cv2.imwrite(str(image), np.full((360, 640, 3), 128, np.uint8))

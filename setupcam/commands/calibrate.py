@@ -52,6 +52,11 @@ def register(subparsers: Any) -> None:
         help="turn the found orientation this many quarter turns clockwise "
         "(south is first taken to be the edge nearest the camera)",
     )
+    board.add_argument(
+        "--seats",
+        metavar="S=red,...",
+        help="who sits where: tells south from the colours of the bonus frames",
+    )
     board.add_argument("--debug", metavar="OUT.png", help="draw what was found into an image")
     board.add_argument("--out", required=True, help="calibration JSON to write")
     board.set_defaults(handler=_board)
@@ -180,6 +185,10 @@ def _board(args: argparse.Namespace) -> int:
         cal = Calibration((width, height), *_scaled_lens(cal, width, height))
     else:
         cal = Calibration((width, height))
+    if look is None and args.seats:
+        from setupcam.commands.recognize import parse_seats
+
+        look = BoardLook.from_seats(parse_seats(args.seats).by_edge)
     if args.corners:
         location = manual_board(_parse_corners(args.corners))
         how = "from the corners you gave"
@@ -194,11 +203,11 @@ def _board(args: argparse.Namespace) -> int:
             location = find_board(image, layout, look=look)
         except BoardNotFound as err:
             raise UsageError(f"board not found: {err.reason}") from None
-        how = (
-            "automatically; south taken as the edge nearest the bottom of the image"
-            if location.orientation_source == "nearest-edge"
-            else "automatically"
-        )
+        how = {
+            "nearest-edge": "automatically; south taken as the edge nearest the bottom of the "
+            "image (give --seats to tell it from the bonus frames' colours)",
+            "seats": "automatically; south from the bonus frames' colours and --seats",
+        }.get(location.orientation_source, "automatically")
     if args.turn:
         location = location.rotated(args.turn, "manual")
         how += f", turned {args.turn} quarter turn(s) clockwise"

@@ -1,7 +1,8 @@
 """``setupcam recognize IMAGE``: read the tile on every square of one photo.
 
 ``setupcam recognize IMAGE [--calibration FILE] [--model FILE] [--enrollment FILE]
-[--layout FILE] [--debug OUT.png]`` prints the contract's JSON (section 5)::
+[--layout FILE] [--seats S=red,...] [--debug OUT.png]`` prints the contract's JSON
+(section 5)::
 
     {"board": {"found": true, "corners": [[x, y], ...]},
      "squares": {"b2": "5♥", "c2": null, "a3": "?"},
@@ -14,6 +15,10 @@ input: the JSON says ``"found": false`` with the reason, every square is ``"?"``
 a one-line message goes to stderr and the exit code is 0. The user's enrolled
 tile set (``setupcam enroll``) is used when present. Each square is read at all
 four quarter turns (one photo can afford the fourfold work; it reads better).
+
+Which edge is south: the calibration file's remembered board look if it has one,
+else with ``--seats`` the edge whose bonus frames have the south player's colour,
+else the edge nearest the bottom of the photo.
 """
 
 from __future__ import annotations
@@ -46,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--layout", metavar="FILE", help="board layout file")
     parser.add_argument(
+        "--seats",
+        metavar="S=red,...",
+        help="who sits where: tells south from the colours of the bonus frames",
+    )
+    parser.add_argument(
         "--debug", type=Path, metavar="OUT.png", help="also write the photo with the readings"
     )
     parser.set_defaults(handler=run)
@@ -67,6 +77,19 @@ def read_image(path: Path) -> Any:
     return image
 
 
+def parse_seats(text: str | None) -> Any:
+    """``--seats`` as :class:`engine.Seats`, ``None`` when not given, or a one-line error."""
+    from engine import Seats, SeatsError
+    from setupcam.cli import UsageError
+
+    if text is None:
+        return None
+    try:
+        return Seats.parse(text)
+    except SeatsError as err:
+        raise UsageError(f"--seats: {err}") from None
+
+
 def load_recognizer(model: Path | None, enrollment: Path | None):
     """The recognizer with the given (or default, if present) enrolment."""
     from setupcam.cli import UsageError
@@ -81,9 +104,29 @@ def load_recognizer(model: Path | None, enrollment: Path | None):
     return TileRecognizer.load(model, enrollment)
 
 
-def locate_board(image: Any, calibration: Path | None, layout: Any) -> tuple[Any, Any, str | None]:
+def board_look(calibration: Path | None, seats: Any) -> Any:
+    """How to tell south in a photo (a :class:`calibration.board_finder.BoardLook`):
+    the one remembered beside the calibration, else the seats' colours, else ``None``."""
+    from calibration.board_finder import BoardLook
+    from calibration.camera_file import load_board_look
+    from setupcam.cli import UsageError
+
+    if calibration is not None:
+        try:
+            look = load_board_look(calibration)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        if look is not None:
+            return look
+    return None if seats is None else BoardLook.from_seats(seats.by_edge)
+
+
+def locate_board(
+    image: Any, calibration: Path | None, layout: Any, seats: Any = None
+) -> tuple[Any, Any, str | None]:
     """``(image, corners or None, reason)``: the image undistorted when the
-    calibration has a lens model, and the board's corners NW, NE, SE, SW."""
+    calibration has a lens model, and the board's corners NW, NE, SE, SW (south
+    decided as :func:`board_look` says)."""
     from calibration.board_finder import BoardNotFound, find_board
 
     if calibration is not None:
@@ -94,8 +137,9 @@ def locate_board(image: Any, calibration: Path | None, layout: Any) -> tuple[Any
         corners = cal.board_corners_array()
         if corners is not None:
             return image, corners, None
+    look = board_look(calibration, seats)
     try:
-        return image, find_board(image, layout).corners, None
+        return image, find_board(image, layout, look=look).corners, None
     except BoardNotFound as err:
         return image, None, err.reason
 
@@ -105,10 +149,11 @@ def recognize_image(
     recognizer: Any,
     layout: Any,
     calibration: Path | None = None,
+    seats: Any = None,
 ) -> tuple[dict[str, Any], Any, Any]:
     """The contract's JSON object for one image, plus the (undistorted) image and
     the readings (``None`` when no board was found), for callers that draw them."""
-    image, corners, reason = locate_board(image, calibration, layout)
+    image, corners, reason = locate_board(image, calibration, layout, seats)
     if corners is None:
         out = {
             "board": {"found": False, "reason": reason},
@@ -180,9 +225,10 @@ def run(args: argparse.Namespace) -> int:
     layout = read_layout(args.layout)
     if args.calibration is not None and not args.calibration.is_file():
         raise UsageError(f"{args.calibration}: no such calibration file")
+    seats = parse_seats(args.seats)
     image = read_image(args.image)
     recognizer = load_recognizer(args.model, args.enrollment)
-    out, image, found = recognize_image(image, recognizer, layout, args.calibration)
+    out, image, found = recognize_image(image, recognizer, layout, args.calibration, seats)
     print_json(out)
     if found is None:
         print(

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         seats.edge_of(args.active)
     except SeatsError as err:
         raise UsageError(f"--seats/--active: {err}") from None
-    before = _read_board(args.before, layout, args.calibration)
+    before = _read_board(args.before, layout, args.calibration, seats)
     if is_image(args.after):
         after = _decode_after(args.after, before, seats, args.active, args.calibration)
     else:
@@ -55,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_board(path: str, layout: Layout, calibration: str | None) -> Position:
+def _read_board(path: str, layout: Layout, calibration: str | None, seats: Seats) -> Position:
     if is_image(path):
-        return position_from_photo(path, layout, calibration)
+        return position_from_photo(path, layout, calibration, seats)
     return read_position_file(path, layout)
 
 
@@ -68,7 +68,7 @@ def _decode_after(
     unique, and a square changes only by a tile placed on top."""
     from vision.decoder import GameContext, decode
 
-    readings = read_photo(path, before.layout, calibration)
+    readings = read_photo(path, before.layout, calibration, seats)
     probabilities = {s: r.probabilities for s, r in readings.items()}
     decision = decode(probabilities, GameContext(before, frozenset(), seats, active))
     unsure = [r for r in decision.reasons if r.startswith("not sure")]
