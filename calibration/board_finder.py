@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -514,13 +514,6 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     return score(float(along.mean())), score(float(np.median(per_square)))
 
 
-@dataclass
-class _Search:
-    """Why candidates were rejected, to explain a failure precisely."""
-
-    reasons: list[str] = field(default_factory=list)
-
-
 def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     """A board-related outline (4×2 clockwise, full-resolution pixels) and a confidence.
 
@@ -812,7 +805,8 @@ def _refine_outline(
             u = q @ direction
             v = q @ np.array([-direction[1], direction[0]])
             curve = np.polyfit(u / lengths[side], v, 2)
-            # A lens bends an edge by well under 1% of its length; more is two edges mixed.
+            # A wide-angle lens bends an edge by up to ~1.5% of its length; more is
+            # two edges mixed.
             if abs(curve[0]) * 0.25 > 0.02 * lengths[side]:
                 curve = None
         lines.append((centre, direction, curve))
