@@ -54,6 +54,7 @@ SEARCH_WIDTH = 512
 MIN_BOARD_FRACTION = 0.15  # of the frame's shorter side
 DARK_MEAN = 30.0  # mean grey below which nothing can be found reliably
 MIN_SIDE_SUPPORT = 0.3  # fraction of each side that must be edge (hands hide the rest)
+CLEAR_SIDE_SUPPORT = 0.6  # ... for an outline taken on its edges alone, without its squares
 MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
 MIN_OUTLINE_RATIO = 1.15  # edge strength on the square outlines vs. the grid's average
 MIN_SIDE_RATIO = 0.45  # shortest/longest side: below this the view is too oblique to read
@@ -545,7 +546,14 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
             raise
         # A board with many rings, or a busy table, can push one of its sides (a
         # weak one: blurred, half under an arm) out of the strongest lines.
-        quad, confidence = _best_outline(lines[:MAX_LINES_RETRY], fat_edges, grey, min_side)
+        try:
+            quad, confidence = _best_outline(lines[:MAX_LINES_RETRY], fat_edges, grey, min_side)
+        except BoardNotFound:
+            # Last, an outline on its edges alone: a hand over the grid can hide the
+            # squares' outlines among its own edges.
+            quad, confidence = _best_outline(
+                lines[:MAX_LINES_RETRY], fat_edges, grey, min_side, edges_alone=True
+            )
     return quad / scale, confidence
 
 
@@ -554,8 +562,11 @@ def _best_outline(
     fat_edges: np.ndarray,
     grey: np.ndarray,
     min_side: float,
+    edges_alone: bool = False,
 ) -> tuple[np.ndarray, float]:
-    """The most board-like four-line outline (search-scale pixels) and a confidence."""
+    """The most board-like four-line outline (search-scale pixels) and a confidence.
+    With ``edges_alone``, failing that, the best square outline whose four sides all
+    plainly show (CLEAR_SIDE_SUPPORT) even if its squares do not."""
     sh, sw = grey.shape[:2]
     q = _enumerate_quads(lines, min_side)
     if len(q) == 0:
@@ -591,6 +602,7 @@ def _best_outline(
     best: list[tuple[float, int] | None] = [None, None]
     oblique = None
     checked = 0
+    clear_outline = None
     for idx in np.argsort(-score)[:MAX_SHAPE_CHECKS]:
         if score[idx] < 0 or checked == CANDIDATES:
             break
@@ -601,6 +613,13 @@ def _best_outline(
         checked += 1
         structures = _structure(grey, q[idx])
         if max(structures) < MIN_STRUCTURE:
+            if (
+                edges_alone
+                and clear_outline is None
+                and min_support[idx] >= CLEAR_SIDE_SUPPORT
+                and ratio[idx] >= MIN_SIDE_RATIO
+            ):
+                clear_outline = int(idx)
             continue
         if ratio[idx] < MIN_SIDE_RATIO:
             oblique = ratio[idx]
@@ -610,6 +629,8 @@ def _best_outline(
             if structure >= MIN_STRUCTURE and (current is None or structure > current[0]):
                 best[test] = (structure, int(idx))
     found = best[0] or best[1]
+    if found is None and clear_outline is not None:
+        found = (0.0, clear_outline)
     if found is None:
         if oblique is not None:
             raise BoardNotFound(

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from calibration.board_finder import find_board
+from calibration.board_finder import BoardNotFound, find_board
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from engine.layout import Layout
 
@@ -98,6 +98,40 @@ def test_a_box_lying_along_one_edge_is_not_taken_for_the_board() -> None:
         )
         cv2.fillPoly(image, [box.astype(np.int32)], (30, 30, 30), cv2.LINE_AA)
         found = find_board(image, Layout.load()).corners
+        width = float(np.linalg.norm(truth[1] - truth[0]))
+        error = min(
+            float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)
+        )
+        right += error < 0.01 * width
+    assert right >= len(seeds) - 1
+
+
+def test_a_board_whose_squares_are_hidden_is_found_by_its_edges() -> None:
+    # Forty coloured cards over the grid hide the squares' outlines among their own
+    # edges (as a hand does), while the board's four sides show in full.
+    import cv2
+
+    from vision.synth import scene as synth
+
+    right = 0
+    seeds = range(7400, 7412)
+    for seed in seeds:
+        frame = synth.render_frame(synth.random_scene(seed, hands=False), seed)
+        image = frame.image.copy()
+        truth = frame.truth.board_corners_distorted
+        unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+        to_image = cv2.getPerspectiveTransform(unit, truth.astype(np.float32))
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            centre, half = rng.uniform(0.25, 0.75, 2), rng.uniform(0.03, 0.08, 2)
+            card = centre + half * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+            pixels = cv2.perspectiveTransform(card.reshape(1, -1, 2), to_image).reshape(-1, 2)
+            colour = tuple(int(v) for v in rng.integers(0, 255, 3))
+            cv2.fillPoly(image, [pixels.astype(np.int32)], colour)
+        try:
+            found = find_board(image, Layout.load()).corners
+        except BoardNotFound:
+            continue
         width = float(np.linalg.norm(truth[1] - truth[0]))
         error = min(
             float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4)
