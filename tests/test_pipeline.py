@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from calibration.board_finder import manual_board
 from calibration.camera_file import Calibration
 from engine import Layout
 from setupcam.live_app import SessionLink, SimulatedPlayers
@@ -91,3 +92,71 @@ def test_every_turn_scored_right_without_asking(seed: int) -> None:
         ).fetchall()
     )
     assert "confirmed" not in sources.values()  # nothing had to be asked
+
+
+class ReaderThroughCorners(TruthReader):
+    """Reads the truth's tile at the place each named square lies when the board is
+    seen through the given corners: with south on the wrong edge, every square gets
+    another square's tile, as a real classifier would report."""
+
+    def read_board(
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
+    ) -> dict[str, Reading]:
+        from vision.pipeline import turned_position
+
+        assert self.truth is not None
+        seen = manual_board(corners)
+        truth_board = manual_board(self.truth.board_corners_distorted)
+        renamed = turned_position(self.truth.position, truth_board, seen)
+        readings = {}
+        for square in layout.squares:
+            tile = renamed[square]
+            index = EMPTY if tile is None else LABELS.index(str(tile))
+            p = np.full(len(LABELS), 0.001 / (len(LABELS) - 1))
+            p[index] = 0.999
+            readings[square] = Reading(label_of(index), 0.999, p)
+        return readings
+
+
+def test_a_new_game_turns_the_board_to_the_seats() -> None:
+    # No calibration: the board is found with south taken as the edge nearest the
+    # camera. Pick a table where that guess is wrong.
+    from calibration.board_finder import find_board
+    from engine import Position, Seats
+
+    players = "S=red,W=green,N=yellow,E=purple"
+    for seed in range(20, 40):
+        source = SimulatedTableSource(seed, players=players, realtime=False, games=1, max_turns=1)
+        first = next(iter(source))
+        guess = find_board(first.image, Layout.load()).corners
+        truth = first.truth.board_corners_distorted
+        if np.linalg.norm(guess - truth, axis=1).max() > 20:
+            break
+    else:
+        pytest.fail("no table where the nearest edge is not south")
+    source = SimulatedTableSource(seed, players=players, realtime=False, games=1, max_turns=1)
+    reader = ReaderThroughCorners(seed)
+    pipeline = LivePipeline(reader)  # type: ignore[arg-type]
+    runner = PipelineRunner(source, pipeline)
+    frames = iter(source)
+    for frame in frames:
+        reader.truth = frame.truth
+        runner.step(frame)
+        if pipeline.stability.current_view is not None:
+            break
+    assert pipeline.board.location is not None
+    assert pipeline.board.location.orientation_source == "nearest-edge"
+    wrong = Position.from_json(runner.current_reading())
+    assert wrong != frame.truth.position  # read with south on the wrong edge
+    right = Position.from_json(runner.current_reading(Seats.parse(players)))
+    assert right == frame.truth.position
+    # The board is turned for good: the next frames read it the right way round.
+    for frame in frames:
+        reader.truth = frame.truth
+        runner.step(frame)
+        if pipeline.stability.current_view is not None:
+            break
+    location = pipeline.board.location
+    assert location is not None and location.orientation_source == "seats"
+    assert np.linalg.norm(location.corners - frame.truth.board_corners_distorted, axis=1).max() < 5
+    assert Position.from_json(runner.current_reading()) == frame.truth.position

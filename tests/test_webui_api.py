@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from engine import Layout
+from engine import Edge, Layout
 from setupcam.session import GameSession
 from setupcam.store import GameStore
 from webui import create_app
@@ -20,6 +20,7 @@ class FakeCamera:
     def __init__(self) -> None:
         self.corners: list[list[float]] | None = [[10, 10], [90, 10], [90, 90], [10, 90]]
         self.saved = 0
+        self.reading_seats: Any = None
 
     def latest_jpeg(self, annotated: bool = True) -> bytes | None:
         return b"\xff\xd8fakejpeg" + (b"A" if annotated else b"R")
@@ -34,7 +35,8 @@ class FakeCamera:
         self.saved += 1
         return "/tmp/calibration.json"
 
-    def current_reading(self) -> dict[str, Any] | None:
+    def current_reading(self, seats: Any = None) -> dict[str, Any] | None:
+        self.reading_seats = seats
         return {"squares": {"b2": "5♥", "c2": "9♣"}}
 
     @property
@@ -77,10 +79,14 @@ def test_state_contract_fields(client: FlaskClient) -> None:
     assert state["next_player"] == "green"
 
 
-def test_new_game_reads_the_start_from_the_camera(client: FlaskClient) -> None:
+def test_new_game_reads_the_start_from_the_camera(session: GameSession) -> None:
+    camera = FakeCamera()
+    client = create_app(session, camera, testing=True).test_client()
     response = client.post("/api/games", json={"seats": {"S": "red", "N": "blue"}})
     assert response.status_code == 201
     assert response.json["state"]["position"]["squares"]["c2"] == "9♣"
+    # The seats go to the camera side: they can tell it which edge is south.
+    assert camera.reading_seats.by_edge[Edge.SOUTH] == "red"
 
 
 def test_swap_undo_correct(client: FlaskClient) -> None:

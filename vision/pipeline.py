@@ -18,9 +18,9 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, manual_board
+from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, manual_board, orient
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
-from engine import ALL_TILES, Layout, Position
+from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
@@ -101,9 +101,39 @@ class LivePipeline:
 
     def set_board_corners(self, corners: Any) -> None:
         """Register the board by hand (the dashboard's drag handles)."""
-        self.board.reset(manual_board(corners))
+        self._register(manual_board(corners))
+
+    def _register(self, location: BoardLocation) -> None:
+        self.board.reset(location)
         self.motion.reset()
         self.stability.reset()
+
+    def turn_to_seats(
+        self, image: np.ndarray, seats: Seats
+    ) -> tuple[BoardLocation, BoardLocation] | None:
+        """When nothing has said which edge is south yet (the board was found with
+        south taken as the edge nearest the camera), decide it from the seats: each
+        edge's bonus frames have the colour of the player sitting there.
+
+        Returns the locations before and after, if the board was turned (the caller
+        renames what it read with :func:`turned_position`), else ``None``. From then
+        on the seats' look also orients the board when it has to be found again.
+        """
+        location = self.board.location
+        look = BoardLook.from_seats(seats.by_edge)
+        if location is None or location.orientation_source != "nearest-edge":
+            return None
+        if look is None or not look.distinct():
+            return None
+        if self.calibration is not None and self.calibration.has_lens:
+            image = undistort(image, self.calibration)
+        turned = orient(image, location, self.layout, look)
+        self.board.look = look
+        if np.allclose(turned.corners, location.corners):
+            self.board.reset(turned)
+            return None
+        self._register(turned)
+        return location, turned
 
     def process(self, image: np.ndarray, now: float) -> FrameReport:
         timings: dict[str, float] = {}
@@ -222,6 +252,25 @@ class LivePipeline:
         return decision
 
 
+def turned_position(position: Position, old: BoardLocation, new: BoardLocation) -> Position:
+    """``position``, read through ``old``, with its squares renamed for ``new`` (the
+    same outline with south on another edge)."""
+    layout = position.layout
+    names = list(layout.squares)
+    centres = np.array([layout.rects[s].center for s in names], np.float64)
+    pixels = new.to_image(centres)
+    back = cv2.perspectiveTransform(
+        np.asarray(pixels, np.float64).reshape(1, -1, 2), old.image_to_board
+    ).reshape(-1, 2)
+    squares = {}
+    for name, point in zip(names, back, strict=True):
+        source = names[int(np.argmin(np.linalg.norm(centres - point, axis=1)))]
+        tile = position.squares.get(source)
+        if tile is not None:
+            squares[name] = tile
+    return Position(squares, layout)
+
+
 def start_position(view: StableView, layout: Layout) -> Position:
     """The board from a steady view, without the game's help (a new game's start):
     each tile on at most one square, the square where it is likeliest."""
@@ -313,8 +362,9 @@ class PipelineRunner:
         elif report.location.orientation_source == "nearest-edge":
             status = {
                 "state": "tracking",
-                "message": "watching the board; south assumed nearest the camera: "
-                "check it on the Calibrate page",
+                "message": "watching the board; south assumed nearest the camera until a "
+                "game starts (then the seats' colours decide it), or set it on the "
+                "Calibrate page",
             }
         else:
             status = {"state": "tracking", "message": "watching the board"}
@@ -399,7 +449,18 @@ class PipelineRunner:
         self.pipeline.board.look = look
         return self.calibration_path
 
-    def current_reading(self) -> dict[str, Any] | None:
-        """The board as it stands, if it is steady and unobstructed."""
+    def current_reading(self, seats: Seats | None = None) -> dict[str, Any] | None:
+        """The board as it stands, if it is steady and unobstructed. With ``seats`` (a
+        new game), south is first decided from their colours if nothing said which
+        edge it is (see :meth:`LivePipeline.turn_to_seats`)."""
         view = self.pipeline.stability.current_view
-        return None if view is None else start_position(view, self.pipeline.layout).to_json()
+        if view is None:
+            return None
+        position = start_position(view, self.pipeline.layout)
+        with self._lock:
+            image = self._image
+        if seats is not None and image is not None:
+            turn = self.pipeline.turn_to_seats(image, seats)
+            if turn is not None:
+                position = turned_position(position, *turn)
+        return position.to_json()

@@ -88,7 +88,7 @@ def new_game() -> Any:
     start_data = body.get("start")
     if start_data is None:
         reading = current_app.extensions["setupcam.camera"]
-        seen = reading.current_reading() if reading is not None else None
+        seen = reading.current_reading(seats) if reading is not None else None
         start = Position.from_json(seen) if seen else Position.empty()
     else:
         start = Position.from_json(start_data, origin="start")

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from engine import Layout
+from engine import Layout, Seats
 from setupcam.session import GameSession
 
 CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -25,7 +25,7 @@ class CameraControl(Protocol):
 
     def save_calibration(self) -> str: ...
 
-    def current_reading(self) -> dict[str, Any] | None: ...
+    def current_reading(self, seats: Seats | None = None) -> dict[str, Any] | None: ...
 
     @property
     def layout(self) -> Layout: ...
