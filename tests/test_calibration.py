@@ -395,22 +395,30 @@ def test_orientation_with_a_registered_look_on_simulator_frames():
     first = synth.render_frame(setup, 12)
     look = BoardLook.capture(first.image, manual_board(first.truth.board_corners_distorted), LAYOUT)
     assert look.distinct()
+    # ... then the camera moves anywhere (any yaw) and the tiles change.
+    frames = [
+        synth.render_frame(dataclasses.replace(synth.random_scene(seed), style=setup.style), seed)
+        for seed in range(301, 309)
+    ]
+    assert _oriented_right(frames, look, "signature") >= 6
+
+
+def _oriented_right(frames, look, source):  # type: ignore[no-untyped-def]
+    """How many frames, among those whose corners are found, get south right with
+    ``look`` (any wrong one fails the test)."""
     checked = 0
-    for seed in range(301, 309):
-        # ... then the camera moves anywhere (any yaw) and the tiles change.
-        scene = dataclasses.replace(synth.random_scene(seed), style=setup.style)
-        frame = synth.render_frame(scene, seed)
+    for frame in frames:
         truth = frame.truth.board_corners_distorted
         try:
             location = find_board(frame.image, LAYOUT, look=look)
         except BoardNotFound:
             continue
         if _any_rotation_error(location.corners, truth) >= 0.01:
-            continue  # a corner miss is counted by the test above, not here
+            continue  # a corner miss is counted by the other tests, not here
         checked += 1
-        assert location.orientation_source == "signature"
-        assert _rel_error(location.corners, truth) < 0.01, seed
-    assert checked >= 6
+        assert location.orientation_source == source
+        assert _rel_error(location.corners, truth) < 0.01
+    return checked
 
 
 def test_orientation_from_the_seats_colours_on_simulator_frames():
@@ -421,20 +429,11 @@ def test_orientation_from_the_seats_colours_on_simulator_frames():
     # E=purple, and each edge's bonus frames have its player's colour.
     look = BoardLook.from_seats(Seats.parse("S=red,W=green,N=yellow,E=purple").by_edge)
     assert look is not None and look.distinct()
-    checked = 0
-    for seed in range(311, 321):
-        frame = synth.render_frame(synth.random_scene(seed, hands=seed % 2 == 0), seed)
-        truth = frame.truth.board_corners_distorted
-        try:
-            location = find_board(frame.image, LAYOUT, look=look)
-        except BoardNotFound:
-            continue
-        if _any_rotation_error(location.corners, truth) >= 0.01:
-            continue  # a corner miss is counted elsewhere, not here
-        checked += 1
-        assert location.orientation_source == "seats"
-        assert _rel_error(location.corners, truth) < 0.01, seed
-    assert checked >= 7
+    frames = [
+        synth.render_frame(synth.random_scene(seed, hands=seed % 2 == 0), seed)
+        for seed in range(311, 321)
+    ]
+    assert _oriented_right(frames, look, "seats") >= 7
 
 
 def test_a_look_from_seats_needs_two_known_colours_and_round_trips():
