@@ -870,8 +870,8 @@ def _fit_edges(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float]:
     """Each side of ``quad`` snapped to the board edge near it (see :func:`_refine_outline`).
 
     The outline given comes from straight-sided profile walks, so on a strongly
-    curved lens it can lie ~1% off a bowed edge: the first fit searches that far,
-    a second one sharpens the result.
+    curved lens it can lie ~1% off a bowed edge: the fit searches that far
+    (CURVE_REACH of a side) either way.
     """
     reach = max(2.5, CURVE_REACH * _mean_side(quad))
     return _refine_outline(image, quad, reach)
@@ -901,8 +901,6 @@ def find_board(
     outline, confidence = _find_outline(image)
     outline = _order_clockwise(outline)
     expanded = _expand_outline(image, outline)
-    # The profile walk follows the outline's straight sides, so on a strongly curved
-    # lens it ends up to ~1% outside a bowed edge: the first fit searches that far.
     quad, share = _fit_edges(image, expanded)
     if share < 0.3 or not _convex_clockwise(quad):
         quad = expanded  # the profile walk is still better than a failed fit
@@ -910,14 +908,16 @@ def find_board(
         confidence = min(confidence, 0.5 + 0.5 * share)
     agreed = outer_rim(image, agree_sides(image, quad))
     size = (image.shape[1], image.shape[0])
+    square = squareness(quad, size) <= MAX_SQUARENESS
     if not np.allclose(agreed, quad):
         refitted, refit_share = _fit_edges(image, agreed)
         ok = refit_share >= 0.3 and _convex_clockwise(refitted)
         moved = refitted if ok else agreed
+        moved_square = squareness(moved, size) <= MAX_SQUARENESS
         # A side moved onto an arm lying along it makes the outline a rectangle.
-        if squareness(moved, size) <= MAX_SQUARENESS or squareness(quad, size) > MAX_SQUARENESS:
-            quad = moved
-    if squareness(quad, size) > MAX_SQUARENESS:
+        if moved_square or not square:
+            quad, square = moved, moved_square
+    if not square:
         raise BoardNotFound(
             "the outline found is not square: something lies along an edge of the board "
             "(an arm, a box); clear the edges or register the board by hand"

@@ -19,8 +19,8 @@ sides differ is left alone.
 
 The opposite mistake, all four sides on the score track's edge just inside a
 thin dark rim of the board, cannot show as disagreement; :func:`outer_rim` looks
-for it: a colour step a little outside every side, with the same colour between
-it and the outline all around.
+for it: a colour step a little outside the sides (all but one may do, if it shows
+clearly: an arm may lie over one), with the same colour between it and the outline.
 """
 
 from __future__ import annotations
@@ -171,7 +171,8 @@ def agree_sides(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
 RIM_DEPTHS = range(5, 21)
 """Candidate rims, in samples outside the outline: 0.02 to 0.08 board units."""
 MIN_RIM_STEP = 9.0
-"""Colour step (BGR distance, 0-255 scale) the rim's edge must show on every side."""
+"""Colour step (BGR distance, 0-255 scale) the rim's edge must show on RIM_SIDES
+sides; twice that when the remaining side does not show it."""
 RIM_SIDES = 3
 """Sides on which the rim must show."""
 MAX_RIM_SPREAD = 10.0

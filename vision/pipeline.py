@@ -120,9 +120,9 @@ class LivePipeline:
         on the seats' look also orients the board when it has to be found again.
         """
         location = self.board.location
-        look = BoardLook.from_seats(seats.by_edge)
         if location is None or location.orientation_source != "nearest-edge":
             return None
+        look = BoardLook.from_seats(seats.by_edge)
         if look is None or not look.distinct():
             return None
         if self.calibration is not None and self.calibration.has_lens:
@@ -258,10 +258,7 @@ def turned_position(position: Position, old: BoardLocation, new: BoardLocation) 
     layout = position.layout
     names = list(layout.squares)
     centres = np.array([layout.rects[s].center for s in names], np.float64)
-    pixels = new.to_image(centres)
-    back = cv2.perspectiveTransform(
-        np.asarray(pixels, np.float64).reshape(1, -1, 2), old.image_to_board
-    ).reshape(-1, 2)
+    back = old.to_board(new.to_image(centres))
     squares = {}
     for name, point in zip(names, back, strict=True):
         source = names[int(np.argmin(np.linalg.norm(centres - point, axis=1)))]

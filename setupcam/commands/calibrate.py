@@ -154,7 +154,6 @@ def _board(args: argparse.Namespace) -> int:
     from calibration.board_finder import BoardLook, BoardNotFound, find_board, manual_board
     from calibration.camera_file import (
         Calibration,
-        load_board_look,
         load_calibration,
         save_board_look,
         save_calibration,
@@ -162,17 +161,14 @@ def _board(args: argparse.Namespace) -> int:
     )
     from calibration.markers import find_board_by_markers, missing_markers
     from engine.layout import Layout
+    from setupcam.commands.recognize import board_look, parse_seats
 
     out = _check_out(args.out, (".json",))
     image = read_image(args.image)
     layout = Layout.load(args.layout)
     height, width = image.shape[:2]
-    look = None
+    look = board_look(args.calibration, parse_seats(args.seats))
     if args.calibration:
-        try:
-            look = load_board_look(args.calibration)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
         cal = load_calibration(args.calibration)
         if cal.image_size != (width, height) and (
             cal.image_size[0] * height != cal.image_size[1] * width
@@ -185,10 +181,6 @@ def _board(args: argparse.Namespace) -> int:
         cal = Calibration((width, height), *_scaled_lens(cal, width, height))
     else:
         cal = Calibration((width, height))
-    if look is None and args.seats:
-        from setupcam.commands.recognize import parse_seats
-
-        look = BoardLook.from_seats(parse_seats(args.seats).by_edge)
     if args.corners:
         location = manual_board(_parse_corners(args.corners))
         how = "from the corners you gave"

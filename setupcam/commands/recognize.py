@@ -104,7 +104,7 @@ def load_recognizer(model: Path | None, enrollment: Path | None):
     return TileRecognizer.load(model, enrollment)
 
 
-def board_look(calibration: Path | None, seats: Any) -> Any:
+def board_look(calibration: Path | str | None, seats: Any) -> Any:
     """How to tell south in a photo (a :class:`calibration.board_finder.BoardLook`):
     the one remembered beside the calibration, else the seats' colours, else ``None``."""
     from calibration.board_finder import BoardLook
