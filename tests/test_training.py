@@ -27,6 +27,16 @@ def test_data_is_reproducible_and_cached(tmp_path: Path) -> None:
     assert len(both) == 48 and both.frame.max() == 3
 
 
+def test_parallel_rendering_gives_the_same_crops() -> None:
+    spec = DataSpec(name="p", seed=9, tables=3, views=2, resolutions=((640, 360),))
+    serial = generate(spec, progress=False, workers=1)
+    parallel = generate(spec, progress=False, workers=2)
+    for field in ("x", "y", "family", "frame", "coverage"):
+        a, b = getattr(serial, field), getattr(parallel, field)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), field
+    assert serial.frame.max() == 5
+
+
 def test_calibration_helpers() -> None:
     rng = np.random.default_rng(1)
     y = rng.integers(0, 52, 2000)

@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -167,39 +170,105 @@ def render_table(spec: DataSpec, index: int, layout: Layout):
         yield render_frame(replace(scene, hand=hand), rng), rng
 
 
-def generate(spec: DataSpec, progress: bool = True) -> CropSet:
-    """Render ``spec`` (no cache); ``progress`` prints a bar on stderr."""
+def default_workers() -> int:
+    """Render processes used when none are asked for: ``min(2, os.cpu_count())``."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def render_table_crops(
+    spec: DataSpec, index: int, layout: Layout | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, labels, family indices and coverage of table ``index``'s
+    ``spec.views`` frames (12 rows per frame, in frame order)."""
+    layout = layout or Layout.load()
+    n = spec.views * len(layout.squares)
+    x = np.empty((n, spec.crop_px, spec.crop_px, 3), np.uint8)
+    y = np.empty(n, np.int16)
+    fam = np.empty(n, np.int8)
+    coverage = np.empty(n, np.float32)
+    for k, (frame, rng) in enumerate(render_table(spec, index, layout)):
+        corners = jitter_corners(frame.truth.board_corners_distorted, rng, spec.corner_jitter)
+        sl = slice(k * 12, k * 12 + 12)
+        x[sl] = square_crops(frame.image, corners, layout, spec.crop_px)
+        y[sl] = crop_labels(frame, layout)
+        fam[sl] = FAMILIES.index(frame.truth.family)
+        coverage[sl] = [frame.truth.coverage[s] for s in layout.squares]
+    return x, y, fam, coverage
+
+
+_WORKER_LAYOUT: Layout | None = None
+
+
+def _init_worker() -> None:
+    """Render worker set-up: one OpenCV thread (the processes share the cores)."""
+    global _WORKER_LAYOUT
+    import cv2
+
+    cv2.setNumThreads(1)
+    _WORKER_LAYOUT = Layout.load()
+
+
+def _render_in_worker(
+    job: tuple[DataSpec, int],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    spec, index = job
+    return render_table_crops(spec, index, _WORKER_LAYOUT)
+
+
+def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) -> CropSet:
+    """Render ``spec`` (no cache); ``progress`` prints a bar on stderr.
+
+    ``workers`` processes render tables in parallel (default
+    :func:`default_workers`; 1 renders in this process). Every table has its own
+    rng, so the crops are the same, byte for byte, whatever the number of workers.
+    The workers are spawned (fresh interpreters, not forked), so a script that
+    renders with more than one must keep its top-level code under
+    ``if __name__ == "__main__":``.
+    """
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
     layout = Layout.load()
     n_frames = spec.tables * spec.views
     n = n_frames * len(layout.squares)
     x = np.empty((n, spec.crop_px, spec.crop_px, 3), np.uint8)
     y = np.empty(n, np.int16)
     fam = np.empty(n, np.int8)
-    frame_id = np.empty(n, np.int32)
+    frame_id = np.repeat(np.arange(n_frames, dtype=np.int32), len(layout.squares))
     coverage = np.empty(n, np.float32)
     bar = ProgressBar(f"render {spec.name}", n_frames, enabled=progress)
-    k = 0
-    for table in range(spec.tables):
-        for frame, rng in render_table(spec, table, layout):
-            corners = jitter_corners(frame.truth.board_corners_distorted, rng, spec.corner_jitter)
-            sl = slice(k * 12, k * 12 + 12)
-            x[sl] = square_crops(frame.image, corners, layout, spec.crop_px)
-            y[sl] = crop_labels(frame, layout)
-            fam[sl] = FAMILIES.index(frame.truth.family)
-            frame_id[sl] = k
-            coverage[sl] = [frame.truth.coverage[s] for s in layout.squares]
-            k += 1
-            bar.update(k)
+    per_table = spec.views * len(layout.squares)
+    workers = min(workers, spec.tables)
+    with ExitStack() as stack:
+        if workers == 1:
+            tables = (render_table_crops(spec, t, layout) for t in range(spec.tables))
+        else:
+            # spawn, not fork: the parent may hold torch's or OpenCV's threads
+            pool = stack.enter_context(
+                multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+            )
+            jobs = ((spec, t) for t in range(spec.tables))
+            tables = pool.imap(_render_in_worker, jobs)  # results in table order
+        for t, (tx, ty, tfam, tcov) in enumerate(tables):
+            sl = slice(t * per_table, (t + 1) * per_table)
+            x[sl], y[sl], fam[sl], coverage[sl] = tx, ty, tfam, tcov
+            bar.update((t + 1) * spec.views)
     bar.close()
     return CropSet(x, y, fam, frame_id, coverage)
 
 
-def load_or_generate(spec: DataSpec, cache_dir: Path = CACHE_DIR, progress: bool = True) -> CropSet:
-    """The crops of ``spec``, from ``cache_dir`` if rendered before (same recipe)."""
+def load_or_generate(
+    spec: DataSpec,
+    cache_dir: Path = CACHE_DIR,
+    progress: bool = True,
+    workers: int | None = None,
+) -> CropSet:
+    """The crops of ``spec``, from ``cache_dir`` if rendered before (same recipe);
+    otherwise rendered by ``workers`` processes (see :func:`generate`)."""
     path = cache_dir / f"{spec.name}-{spec.key()}.npz"
     if path.exists():
         return CropSet.load(path)
-    data = generate(spec, progress=progress)
+    data = generate(spec, progress=progress, workers=workers)
     data.save(path)
     return data
 

@@ -1,8 +1,9 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--quick] [--out models/] [--epochs N] [--threads T] [--quiet]``
-renders the crops (cached under ``runs/data/``), trains, calibrates, exports
-``OUT/tiles.onnx`` + ``OUT/tiles.json`` and prints the final evaluation table.
+``setupcam train [--quick] [--out models/] [--epochs N] [--threads T] [--workers W] [--quiet]``
+renders the crops (``W`` processes, default 2; cached under ``runs/data/``), trains,
+calibrates, exports ``OUT/tiles.onnx`` + ``OUT/tiles.json`` and prints the final
+evaluation table.
 Needs the ``train`` extra (torch): ``pip install -e '.[train]'``.
 """
 
@@ -33,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--threads", type=int, default=1, help="torch threads (default 1: faster on a busy CPU)"
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        help="processes rendering the crops (default min(2, CPU count); the crops are the same)",
+    )
+    parser.add_argument(
         "--cache", type=Path, help="where rendered crops are cached (default runs/data/)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -59,5 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
     cfg = replace(cfg, threads=args.threads)
-    train(cfg, args.out, quiet=args.quiet, cache_dir=args.cache or CACHE_DIR)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    train(cfg, args.out, quiet=args.quiet, cache_dir=args.cache or CACHE_DIR, workers=args.workers)
     return 0

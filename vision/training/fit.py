@@ -180,17 +180,23 @@ def write_head(onnx_path: Path) -> Path:
 
 
 def train(
-    cfg: TrainConfig, out_dir: Path, quiet: bool = False, cache_dir: Path = CACHE_DIR
+    cfg: TrainConfig,
+    out_dir: Path,
+    quiet: bool = False,
+    cache_dir: Path = CACHE_DIR,
+    workers: int | None = None,
 ) -> dict:
     """Run the whole recipe and write ``out_dir/tiles.onnx`` and ``tiles.json``.
-    Returns the metadata written (with the metrics); prints the final table."""
+    Returns the metadata written (with the metrics); prints the final table.
+    ``workers`` render processes for crops not cached yet (default
+    :func:`vision.training_data.default_workers`; the crops do not depend on it)."""
     t_start = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     progress = not quiet
     datasets = {}
     for spec in (cfg.train, cfg.val, cfg.test, cfg.heldout):
-        datasets[spec.name] = load_or_generate(spec, cache_dir, progress=progress)
+        datasets[spec.name] = load_or_generate(spec, cache_dir, progress=progress, workers=workers)
     train_data = datasets[cfg.train.name]
     t_data = time.perf_counter() - t_start
     _log(f"data: {len(train_data)} training crops ({t_data:.0f} s)", quiet)
