@@ -63,3 +63,27 @@ def test_quick_training_run_exports_a_working_model(tmp_path: Path) -> None:
     assert len(rec.read_crops(crops)) == 12
     assert rec.embed(crops).shape == (12, saved["embedding_dim"])
     assert rec.head_weights().shape == (len(LABELS), saved["embedding_dim"])
+
+
+def test_int8_model_computes_what_the_float_model_does(tmp_path: Path) -> None:
+    import onnx
+    import torch
+
+    from vision.training.fit import export_onnx, onnx_logits
+    from vision.training.model import TileNet
+    from vision.training.quantize import quantize_model
+
+    torch.manual_seed(0)
+    spec = DataSpec(name="q8", seed=8, tables=2, views=2, resolutions=((640, 360),))
+    crops = load_or_generate(spec, tmp_path, progress=False).x
+    float_path, int8_path = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+    export_onnx(TileNet().eval(), float_path, crops.shape[1])
+    quantize_model(float_path, int8_path, crops)
+    ops = {node.op_type for node in onnx.load(str(int8_path)).graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= ops
+    exact, quantised = onnx_logits(float_path, crops), onnx_logits(int8_path, crops)
+    # An untrained network's logits, so only the arithmetic is compared: close to
+    # the float model's, far closer than the logits' own spread.
+    error = np.abs(quantised - exact).mean()
+    assert error < 0.1 * exact.std()
+    assert np.corrcoef(quantised.ravel(), exact.ravel())[0, 1] > 0.98

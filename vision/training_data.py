@@ -56,6 +56,25 @@ CORNER_JITTER = 0.01
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE_DIR = REPO / "runs" / "data"  # /runs/ is git-ignored
+RENDERING_SOURCES = (
+    "vision/synth/*.py",
+    "vision/training_data.py",
+    "vision/board_view.py",
+    "engine/layout.py",
+    "engine/layouts/*",
+)
+"""The code and data that decide what a crop looks like: a cache file rendered by
+other versions of them is never reused (a model must be reproducible from scratch)."""
+
+
+def rendering_fingerprint() -> str:
+    """A hash of :data:`RENDERING_SOURCES` (file names and contents)."""
+    digest = hashlib.sha1()
+    for pattern in RENDERING_SOURCES:
+        for path in sorted(REPO.glob(pattern)):
+            digest.update(path.relative_to(REPO).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -75,8 +94,9 @@ class DataSpec:
     corner_jitter: float = CORNER_JITTER
 
     def key(self) -> str:
-        """A short hash naming the cache file: any change of the recipe re-renders."""
-        text = json.dumps(asdict(self), sort_keys=True)
+        """A short hash naming the cache file: any change of the recipe, or of the
+        code that renders it, re-renders."""
+        text = json.dumps(asdict(self), sort_keys=True) + rendering_fingerprint()
         return hashlib.sha1(text.encode()).hexdigest()[:10]
 
 

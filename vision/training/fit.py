@@ -9,17 +9,21 @@ reproduces the shipped ``models/tiles.onnx`` + ``models/tiles.json``::
 
 Steps: (1) crops of the training families (rendered once, cached under
 ``runs/data/``); (2) a :class:`~vision.training.model.TileNet` trained with AdamW
-and a one-cycle learning rate on augmented batches; (3) temperature scaling and
-the "?" threshold fitted on validation frames (other seeds); (4) ONNX export
-(``dynamo=False``) checked against torch; (5) the final table, read through the
-shipped runtime (:class:`vision.recognizer.TileRecognizer`) on test frames of the
-training families and of the held-out family.
+and a one-cycle learning rate on augmented batches (bfloat16 autocast: ~1.7x
+faster on CPUs with AVX-512 BF16, weights kept in float32); (3) ONNX export
+(``dynamo=False``) checked against torch, then quantised to int8
+(:mod:`vision.training.quantize`); (4) temperature scaling and the "?" threshold
+fitted on validation frames (other seeds), on the int8 model's outputs; (5) the
+final table, read through the shipped runtime
+(:class:`vision.recognizer.TileRecognizer`) on test frames of the training
+families and of the held-out family.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -40,6 +44,7 @@ from vision.training.evaluate import (
     time_call,
 )
 from vision.training.model import EMBEDDING_DIM, TileNet, describe
+from vision.training.quantize import quantize_model
 from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
 
 
@@ -58,16 +63,19 @@ class TrainConfig:
     label_smoothing: float = 0.05
     seed: int = 0
     threads: int = 1  # 2 torch threads on a shared 2-core machine run 8x slower
+    bf16: bool = True  # bfloat16 autocast in training
+    int8: bool = True  # ship the network quantised to 8-bit integers
 
 
 def full_config() -> TrainConfig:
     """The shipped model's recipe."""
     return TrainConfig(
         train=DataSpec(name="train", seed=1000, tables=700, views=6),
-        val=DataSpec(name="val", seed=2000, tables=50, views=4),
+        # 9,600 validation squares: enough to place a threshold that allows 1 in 2,000 wrong.
+        val=DataSpec(name="val", seed=2000, tables=200, views=4),
         test=DataSpec(name="test", seed=3000, tables=60, views=4),
         heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
-        epochs=32,
+        epochs=36,
     )
 
 
@@ -118,7 +126,9 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
         for b in range(steps_per_epoch):
             idx = order[b * cfg.batch : (b + 1) * cfg.batch]
             xb = augment(x[idx].float(), gen)
-            logits, _ = net(xb)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
+                logits, _ = net(xb)
+            logits = logits.float()
             loss = F.cross_entropy(logits, y[idx], label_smoothing=cfg.label_smoothing)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -166,17 +176,30 @@ def export_onnx(net: TileNet, path: Path, crop_px: int) -> None:
     )
 
 
-def write_head(onnx_path: Path) -> Path:
-    """Save the final linear layer's weights beside the model (``tiles.head.npz``),
-    read from the exported graph, for enrolment (which has no ``onnx`` package)."""
+def write_head(onnx_path: Path, out: Path) -> Path:
+    """Save the final linear layer's weights (``tiles.head.npz``), read from the
+    float32 graph, for enrolment (which has no ``onnx`` package)."""
     import onnx
     from onnx import numpy_helper
 
     graph = onnx.load(str(onnx_path)).graph
     tensors = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    out = Path(onnx_path).with_suffix(".head.npz")
     np.savez_compressed(out, weight=tensors["head.weight"], bias=tensors["head.bias"])
     return out
+
+
+def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
+    """Logits of the ONNX model at ``path`` (onnxruntime, one thread)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    out = [
+        session.run(["logits"], {"crops": x[i : i + batch].astype(np.float32)})[0]
+        for i in range(0, len(x), batch)
+    ]
+    return np.concatenate(out) if out else np.zeros((0, len(LABELS)), np.float32)
 
 
 def train(
@@ -206,15 +229,28 @@ def train(
     losses = fit_model(net, train_data, cfg, progress=progress)
     t_train = time.perf_counter() - t_start - t_data
 
-    # Calibration on validation seeds: temperature first, then the "?" threshold.
+    onnx_path = Path(out_dir) / "tiles.onnx"
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
     val = datasets[cfg.val.name]
-    val_logits = predict_logits(net, val.x)
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32_path = Path(tmp) / "tiles_fp32.onnx"
+        export_onnx(net, fp32_path, crop_px)
+        exported, trained = onnx_logits(fp32_path, val.x[:12]), predict_logits(net, val.x[:12])
+        drift = float(np.abs(exported - trained).max())
+        if drift > 1e-2:
+            raise RuntimeError(f"ONNX export differs from torch by {drift:.3g}")
+        write_head(fp32_path, onnx_path.with_suffix(".head.npz"))
+        if cfg.int8:
+            _log("quantising to int8", quiet)
+            quantize_model(fp32_path, onnx_path, train_data.x, seed=cfg.seed)
+        else:
+            onnx_path.write_bytes(fp32_path.read_bytes())
+
+    # Calibration on validation seeds, with what ships: temperature, then the "?" threshold.
+    val_logits = onnx_logits(onnx_path, val.x)
     temperature = fit_temperature(val_logits, val.y.astype(np.int64))
     threshold = choose_threshold(softmax(val_logits, temperature), val.y.astype(np.int64))
 
-    onnx_path = Path(out_dir) / "tiles.onnx"
-    export_onnx(net, onnx_path, crop_px)
-    write_head(onnx_path)
     meta = {
         "labels": list(LABELS),
         "input_px": crop_px,
@@ -233,10 +269,6 @@ def train(
 
     # Final evaluation through the shipped runtime, exactly as recognize will read.
     rec = TileRecognizer.load(onnx_path, threads=1)
-    check = rec.run(val.x[:12])[0]
-    drift = float(np.abs(check - val_logits[:12]).max())
-    if drift > 1e-2:
-        raise RuntimeError(f"ONNX export differs from torch by {drift:.3g}")
     rows = []
     for name in (cfg.test.name, cfg.heldout.name):
         data = datasets[name]
