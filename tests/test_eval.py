@@ -1,4 +1,4 @@
-"""A small end-to-end evaluation in CI: two short simulated games with hands, every
+"""A small end-to-end evaluation in CI: four short simulated games with hands, every
 frame through the live pipeline with the shipped model (`setupcam eval`).
 
 It fails on what must never regress: a turn scored wrong without asking the players,
@@ -7,6 +7,10 @@ the hand leaves (simulated time), or confidently wrong readings above the
 per-square target, or a full per-square error (unread squares included) above
 today's level. (The full per-square target itself is not met yet: see
 models/README.md.)
+
+Four games of six turns read about 12,000 squares. Two games of four turns (4,400
+squares, until session 4) were too few for a 0.1% gate: one tile misread for a few
+frames is 0.1% by itself, so the gate measured chance, not the model.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from setupcam.cli import main
 from setupcam.evaluate import EVAL_SEED_BASE
 
 PER_SQUARE_TARGET = 0.001
-PER_SQUARE_ERROR_TODAY = 0.26
+PER_SQUARE_ERROR_TODAY = 0.21
 """Ceiling on the full per-square error (unread squares included) of this small eval:
-22.4% with the shipped model, plus a margin. Not the target (0.1%): a regression
+17.9% with the shipped model, plus a margin. Not the target (0.1%): a regression
 guard, to lower as the model improves."""
 SCORE_DELAY_TARGET_S = 0.7
 
@@ -29,12 +33,12 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
         [
             "eval",
             "--games",
-            "2",
+            "4",
             "--seed",
             str(EVAL_SEED_BASE),
             "--hands",
             "--max-turns",
-            "4",
+            "6",
             "--json",
         ]
     )
@@ -57,7 +61,7 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
         "score_delay_s_p50",
     ):
         assert key in report, key
-    assert report["games"] == 2 and report["turns"] == 8
+    assert report["games"] == 4 and report["turns"] == 24
     assert report["turns_wrong_silent"] == 0, report["wrong_turns"]
     assert report["turns_missed"] == 0
     assert report["turns_extra"] == 0
