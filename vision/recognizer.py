@@ -138,6 +138,20 @@ class ModelInfo:
         )
 
 
+def open_session(path: str | Path, threads: int = 1):
+    """An onnxruntime session on the CPU for the model file at ``path``, set up as
+    the live app runs it (``threads`` intra-op threads, no idle spinning)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, int(threads))
+    options.inter_op_num_threads = 1
+    # Idle spinning threads would burn the CPU the camera loop and web server need.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
 class TileRecognizer:
     """The tile classifier: an onnxruntime session plus its calibration, and
     optionally the user's enrolled tile set.
@@ -168,7 +182,6 @@ class TileRecognizer:
         >>> rec.info.input_px, len(rec.info.labels)
         (56, 52)
         """
-        import onnxruntime as ort
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         if not path.is_file():
@@ -179,15 +192,7 @@ class TileRecognizer:
                 2, "model metadata (.json beside the .onnx) not found", str(meta)
             )
         info = ModelInfo.load(meta)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, int(threads))
-        options.inter_op_num_threads = 1
-        # Idle spinning threads would burn the CPU the camera loop and web server need.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        session = ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        session = open_session(path, threads)
         enrollment = None
         if enrollment_path is not None:
             from vision.enrollment import Enrollment

@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.board_view import CROP_SPAN
-from vision.recognizer import LABELS, TileRecognizer, softmax
+from vision.recognizer import LABELS, TileRecognizer, open_session, softmax
 from vision.synth import HELDOUT_FAMILIES
 from vision.training.augment import augment
 from vision.training.evaluate import (
@@ -189,12 +189,9 @@ def write_head(onnx_path: Path, out: Path) -> Path:
 
 
 def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
-    """Logits of the ONNX model at ``path`` (onnxruntime, one thread)."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    """Logits of the ONNX model at ``path``, run as the runtime runs it (before its
+    ``tiles.json`` exists, so without :class:`TileRecognizer`)."""
+    session = open_session(path)
     out = [
         session.run(["logits"], {"crops": x[i : i + batch].astype(np.float32)})[0]
         for i in range(0, len(x), batch)
