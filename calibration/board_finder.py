@@ -42,6 +42,13 @@ import numpy as np
 
 from calibration.colour_names import named_bgr
 from calibration.plane_shape import MAX_SQUARENESS, squareness
+from calibration.rim_profile import (
+    RIM_SAMPLES,
+    moved_outline,
+    profiles_across_side,
+    rim_offset,
+    rim_profile,
+)
 from calibration.side_agreement import agree_sides, outer_rim
 from engine.layout import Edge, Layout
 
@@ -57,6 +64,10 @@ MIN_SIDE_SUPPORT = 0.3  # fraction of each side that must be edge (hands hide th
 CLEAR_SIDE_SUPPORT = 0.6  # ... for an outline taken on its edges alone, without its squares
 MIN_STRUCTURE = 0.25  # correlation of the board with its own quarter turn
 MIN_OUTLINE_RATIO = 1.15  # edge strength on the square outlines vs. the grid's average
+# A board full of tiles hides its square outlines under the tiles' own edges; there,
+# a strong quarter-turn symmetry with outlines at least near the average will do.
+SYMMETRIC_ALONE = 0.45  # symmetry that stands in for the outline test ...
+SYMMETRIC_RATIO = 0.85  # ... when the outlines still carry this share of the average edge
 MIN_SIDE_RATIO = 0.45  # shortest/longest side: below this the view is too oblique to read
 MAX_LINES = 30  # straight lines kept for the quad search (the board's rings give several)
 MAX_LINES_RETRY = 45  # when no outline among those passes, the search is run again wider
@@ -226,7 +237,9 @@ class BoardLook:
     """The board's own art, remembered at registration, to tell the edges apart later.
 
     ``edge_lab`` holds the Lab colour (OpenCV 8-bit scale) of each edge's bonus
-    frames, rows S, W, N, E.
+    frames, rows S, W, N, E. ``rim`` (captured looks only) is the lightness across
+    the board's rim (:mod:`calibration.rim_profile`): it tells the board's outer
+    edge from an inner ring when the board's outer band has the table's colour.
 
         >>> look = BoardLook.capture(frame, location, layout)  # doctest: +SKIP
         >>> find_board(next_frame, layout, look=look).orientation_source  # doctest: +SKIP
@@ -236,6 +249,7 @@ class BoardLook:
     edge_lab: np.ndarray
     source: str = "signature"
     """``"signature"``: captured from the board; ``"seats"``: the players' colour names."""
+    rim: np.ndarray | None = None
 
     @property
     def lightness_weight(self) -> float:
@@ -245,7 +259,9 @@ class BoardLook:
 
     @classmethod
     def capture(cls, image: np.ndarray, location: BoardLocation, layout: Layout) -> BoardLook:
-        return cls(_edge_signature(image, location, layout))
+        return cls(
+            _edge_signature(image, location, layout), rim=rim_profile(image, location.corners)
+        )
 
     @classmethod
     def from_seats(cls, colours: Mapping[Edge, str]) -> BoardLook | None:
@@ -281,13 +297,16 @@ class BoardLook:
         return min(dists) > 12.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "edge_lab": {
                 e.value: [round(float(v), 2) for v in row]
                 for e, row in zip(Edge, self.edge_lab, strict=True)
             },
             "source": self.source,
         }
+        if self.rim is not None:
+            data["rim"] = [round(float(v), 1) for v in self.rim]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BoardLook:
@@ -299,7 +318,13 @@ class BoardLook:
         source = data.get("source", "signature")
         if source not in ("signature", "seats"):
             raise ValueError("board look: 'source' must be 'signature' or 'seats'")
-        return cls(arr, source=source)
+        rim = data.get("rim")
+        if rim is not None:
+            try:
+                rim = np.array(rim, np.float64).reshape(RIM_SAMPLES)
+            except (TypeError, ValueError):
+                raise ValueError(f"board look: 'rim' must be {RIM_SAMPLES} numbers") from None
+        return cls(arr, source=source, rim=rim)
 
 
 def _lab_distance(a: np.ndarray, b: np.ndarray, lightness_weight: float = 0.25) -> float:
@@ -477,7 +502,10 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     Two tests must both pass. (1) The picture correlates with its own quarter turn:
     the 4x4-less-corners grid is symmetric, even with tiles on it. (2) The square
     outlines carry edges: the gradient along them is well above the average (a
-    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here). The
+    symmetric sheet of paper, a tiled floor or a clutter rectangle fails here).
+    Except on a board covered with tiles: their edges, a little off the outlines,
+    raise the average as much as the outlines, so there a strong symmetry
+    (``SYMMETRIC_ALONE``) with outlines near the average passes alone. The
     forgiving score takes the median square's outline instead of all of them: a hand
     over some squares hides their outlines but must not hide the board.
     """
@@ -508,6 +536,8 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     def score(outline: float) -> float:
         ratio = outline / average
         if ratio < MIN_OUTLINE_RATIO:
+            if symmetry >= SYMMETRIC_ALONE and ratio >= SYMMETRIC_RATIO:
+                return float(symmetry * 0.5)  # no outline bonus: 0.23..0.5
             return 0.0
         # Symmetry is only a bonus: tiles, text and a score track break it on real boards.
         return float(min(1.0, (ratio - 1.0) * 2.0 + max(0.0, symmetry) * 0.5))
@@ -643,15 +673,6 @@ def _best_outline(
     return q[idx], confidence
 
 
-# Each side of a clockwise quad in unit coordinates: start corner, direction, outward normal.
-_SIDES = (
-    ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)),
-    ((1.0, 0.0), (0.0, 1.0), (1.0, 0.0)),
-    ((1.0, 1.0), (-1.0, 0.0), (0.0, 1.0)),
-    ((0.0, 1.0), (0.0, -1.0), (-1.0, 0.0)),
-)
-
-
 def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:
     """Move each side of ``quad`` out to the board's outer edge.
 
@@ -671,18 +692,9 @@ def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> n
     t = np.linspace(0.06, 0.94, samples)
     moved = []
     for side in range(4):
-        start, along, out = (np.array(v) for v in _SIDES[side])
         step = 0.5 / max(side_px[side], 8.0)  # about half a pixel
         o = np.arange(-0.03, EXPAND_MAX, step)
-        pts = start + along * t[:, None, None] + out * o[None, :, None]
-        pix = cv2.perspectiveTransform(pts.reshape(1, -1, 2), h).reshape(samples, len(o), 2)
-        prof = cv2.remap(
-            colour,
-            pix[..., 0].astype(np.float32),
-            pix[..., 1].astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        ).astype(np.float32)
+        prof = profiles_across_side(colour, h, side, t, o)
         med = np.median(prof.reshape(samples, len(o), -1), axis=0)
         grad = np.zeros(len(o))
         grad[2:-2] = np.linalg.norm(med[4:] - med[:-4], axis=1)  # colour step over 2 px
@@ -887,6 +899,8 @@ def find_board(
 
     With ``previous`` the board is first looked for around its old corners (fast,
     keeps the old orientation); only if that fails is the whole frame searched.
+    A ``look`` captured at registration decides which edge is south, and its rim
+    profile moves an outline found on an inner ring out to the board's edge.
 
         >>> loc = find_board(frame, Layout.load())  # doctest: +SKIP
         >>> loc.method, loc.orientation_source      # doctest: +SKIP
@@ -917,6 +931,12 @@ def find_board(
         # A side moved onto an arm lying along it makes the outline a rectangle.
         if moved_square or not square:
             quad, square = moved, moved_square
+    if square and look is not None and look.rim is not None:
+        # The registered rim may start outside this outline: a board whose outer
+        # band has the table's colour shows its score track's ring as its edge.
+        offset = rim_offset(look.rim, image, _order_clockwise(quad))
+        if offset:
+            quad = moved_outline(_order_clockwise(quad), offset)
     if not square:
         raise BoardNotFound(
             "the outline found is not square: something lies along an edge of the board "

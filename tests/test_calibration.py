@@ -385,6 +385,66 @@ def test_find_board_on_simulator_frames():
     assert good >= 17
 
 
+@pytest.mark.parametrize(
+    "seed, family, resolution",
+    [(1325, "bold", (1920, 1080)), (1372, "classic", (1920, 1080)), (1432, "classic", (1280, 720))],
+)
+def test_board_covered_with_tiles_is_found_by_its_symmetry(seed, family, resolution):
+    # Tiles over every square hide the square outlines: these boards were once
+    # mistaken for a smaller outline anchored at one of their corners.
+    from calibration import board_finder
+
+    frame = _sim_frame(seed, family=family, hands=False, resolution=resolution)
+    truth = frame.truth.board_corners_distorted
+    grey = board_finder._grey(frame.image)
+    strict, _ = board_finder._structure(grey, truth)
+    assert 0 < strict < 0.5  # passed on symmetry alone, without the outline bonus
+    location = find_board(frame.image, LAYOUT)
+    assert _any_rotation_error(location.corners, truth) < 0.01
+
+
+def _board_and_its_reference(seed: int, family: str, resolution: tuple[int, int]):
+    """A frame without hands and another frame of the same board style (new camera,
+    position, light), as the board finding benchmark pairs them."""
+    import dataclasses
+
+    from vision.synth import scene as synth
+
+    scene = synth.random_scene(seed, family=family, hands=False, resolution=resolution)
+    other = synth.random_scene(seed + 100_000, family=family, resolution=resolution)
+    reference = dataclasses.replace(other, style=scene.style)
+    return synth.render_frame(scene, seed), synth.render_frame(reference, seed + 100_000)
+
+
+def test_rim_profile_tells_the_board_edge_from_the_track_ring():
+    from calibration.rim_profile import moved_outline, rim_offset, rim_profile
+
+    frame, reference = _board_and_its_reference(2000, "classic", (1280, 720))
+    profile = rim_profile(reference.image, reference.truth.board_corners_distorted)
+    truth = frame.truth.board_corners_distorted
+    assert rim_offset(profile, frame.image, truth) == 0.0
+    # The score track's ring starts 0.03 board widths inside the edge.
+    ring = moved_outline(truth, -0.03)
+    assert rim_offset(profile, frame.image, ring) == pytest.approx(0.03 / 0.94, abs=0.004)
+    assert _any_rotation_error(moved_outline(ring, 0.03 / 0.94), truth) < 0.002
+
+
+@pytest.mark.parametrize(
+    "seed, family, resolution",
+    [(2000, "classic", (1280, 720)), (2089, "split", (1920, 1080))],
+)
+def test_a_registered_look_finds_a_board_whose_rim_matches_the_table(seed, family, resolution):
+    # Dark outer band on a dark table: without a look the finder stops at the track's
+    # ring (4.7% off); the look registered on another frame moves it out.
+    frame, reference = _board_and_its_reference(seed, family, resolution)
+    look = BoardLook.capture(
+        reference.image, manual_board(reference.truth.board_corners_distorted), LAYOUT
+    )
+    location = find_board(frame.image, LAYOUT, look=look)
+    assert _any_rotation_error(location.corners, frame.truth.board_corners_distorted) < 0.01
+    assert location.orientation_source == "signature"
+
+
 def test_orientation_with_a_registered_look_on_simulator_frames():
     import dataclasses
 
@@ -456,7 +516,13 @@ def test_board_look_sidecar(tmp_path):
     assert load_board_look(cal_path) is None  # no look yet: nearest-edge default
     written = save_board_look(look, cal_path)
     assert written == board_look_path(cal_path) == tmp_path / "calibration.look.json"
-    assert load_board_look(cal_path).edge_lab == pytest.approx(look.edge_lab, abs=0.01)
+    loaded = load_board_look(cal_path)
+    assert loaded.edge_lab == pytest.approx(look.edge_lab, abs=0.01)
+    assert loaded.rim == pytest.approx(look.rim, abs=0.06)  # the rim profile, to 0.1
+    broken = dict(look.to_dict(), rim=[1.0, 2.0])
+    written.write_text(json.dumps({"board_look": broken}))
+    with pytest.raises(CalibrationError, match="rim"):
+        load_board_look(cal_path)
     written.write_text("{}")
     with pytest.raises(CalibrationError, match=r"calibration\.look\.json"):
         load_board_look(cal_path)
