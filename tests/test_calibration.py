@@ -661,6 +661,27 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
     assert "board not found: too dark" in capsys.readouterr().err
 
 
+def test_cli_board_registered_by_hand_then_found_with_its_look(tmp_path, capsys):
+    # The user registers a board whose outer band has the table's colour once by
+    # hand; later photos, from another camera position, are found with that look.
+    game, setup = _board_and_its_reference(2000, "classic", (1280, 720))
+    cv2.imwrite(str(tmp_path / "setup.png"), setup.image)
+    cv2.imwrite(str(tmp_path / "game.png"), game.image)
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in setup.truth.board_corners_distorted)
+    registered = tmp_path / "cal.json"
+    argv = ["calibrate", "board", str(tmp_path / "setup.png"), "--corners", corners]
+    assert main([*argv, "--out", str(registered)]) == 0
+    assert load_board_look(registered).rim is not None
+    out = tmp_path / "again.json"
+    argv = ["calibrate", "board", str(tmp_path / "game.png"), "--calibration", str(registered)]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "south and the board's rim from the look" in capsys.readouterr().out
+    found = np.array(load_calibration(out).board_corners)
+    truth = game.truth.board_corners_distorted
+    width = np.linalg.norm(truth[1] - truth[0])
+    assert np.max(np.linalg.norm(found - truth, axis=1)) < 0.01 * width  # and south is south
+
+
 def test_cli_lens_and_targets(tmp_path, capsys):
     rng = np.random.default_rng(5)
     size = (800, 600)

@@ -177,8 +177,13 @@ def _board(args: argparse.Namespace) -> int:
                 f"{args.image}: image is {width}x{height} but the lens was calibrated at "
                 f"{cal.image_size[0]}x{cal.image_size[1]}"
             )
-        image = undistort(image, cal)
-        cal = Calibration((width, height), *_scaled_lens(cal, width, height))
+        # A calibration file without a lens (one that only registered the board) is
+        # given for its board look; it has nothing to undistort.
+        if cal.has_lens:
+            image = undistort(image, cal)
+            cal = Calibration((width, height), *_scaled_lens(cal, width, height))
+        else:
+            cal = Calibration((width, height))
     else:
         cal = Calibration((width, height))
     if args.corners:
@@ -199,6 +204,8 @@ def _board(args: argparse.Namespace) -> int:
             "nearest-edge": "automatically; south taken as the edge nearest the bottom of the "
             "image (give --seats to tell it from the bonus frames' colours)",
             "seats": "automatically; south from the bonus frames' colours and --seats",
+            "signature": "automatically; south and the board's rim from the look saved "
+            "with --calibration",
         }.get(location.orientation_source, "automatically")
     if args.turn:
         location = location.rotated(args.turn, "manual")
