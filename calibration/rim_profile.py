@@ -97,6 +97,18 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum() + 1e-9))
 
 
+STILL_THERE = 0.5
+"""Rim correlation below which a registered board is no longer where it was: on
+simulator frames the board where it was scores 0.7-1.0, an outline from another
+camera position -0.7-0.65 (median -0.1)."""
+
+
+def rim_match(profile: np.ndarray, image: np.ndarray, corners: np.ndarray) -> float:
+    """How much the rim inside ``corners`` looks like the registered ``profile``
+    (normalised correlation: 1 the same, about 0 unrelated)."""
+    return _correlation(profile, _profile_at(_lightness(image), corners, -_DEPTHS))
+
+
 def rim_offset(profile: np.ndarray, image: np.ndarray, corners: np.ndarray) -> float:
     """How far (board widths of ``corners``' outline) the registered rim ``profile``
     lies outside the outline ``corners``: 0.0 when it starts at the outline itself,

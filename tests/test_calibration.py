@@ -682,6 +682,34 @@ def test_cli_board_registered_by_hand_then_found_with_its_look(tmp_path, capsys)
     assert np.max(np.linalg.norm(found - truth, axis=1)) < 0.01 * width  # and south is south
 
 
+def test_recognize_notices_the_board_left_its_calibrated_corners(tmp_path, capsys):
+    # A calibration made at set-up, then a photo from a moved camera: reading through
+    # the old corners would print nonsense; the look says so and the board is found.
+    game, setup = _board_and_its_reference(2000, "classic", (1280, 720))
+    cv2.imwrite(str(tmp_path / "setup.png"), setup.image)
+    cv2.imwrite(str(tmp_path / "game.png"), game.image)
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in setup.truth.board_corners_distorted)
+    cal = tmp_path / "cal.json"
+    argv = ["calibrate", "board", str(tmp_path / "setup.png"), "--corners", corners]
+    assert main([*argv, "--out", str(cal)]) == 0
+    capsys.readouterr()
+
+    assert main(["recognize", str(tmp_path / "setup.png"), "--calibration", str(cal)]) == 0
+    same = capsys.readouterr()
+    assert same.err == ""
+    assert json.loads(same.out)["board"]["corners"][1] == [1018.3, 197.8]  # the file's
+
+    assert main(["recognize", str(tmp_path / "game.png"), "--calibration", str(cal)]) == 0
+    moved = capsys.readouterr()
+    assert "the board is not where this calibration puts it" in moved.err
+    assert moved.err.count("\n") == 1
+    found = np.array(json.loads(moved.out)["board"]["corners"])
+    truth = game.truth.board_corners_distorted
+    assert np.max(np.linalg.norm(found - truth, axis=1)) < 0.01 * np.linalg.norm(
+        truth[1] - truth[0]
+    )
+
+
 def test_cli_lens_and_targets(tmp_path, capsys):
     rng = np.random.default_rng(5)
     size = (800, 600)

@@ -9,12 +9,14 @@
      "confidence": {"b2": 0.998, ...}}
 
 With ``--calibration`` the image is undistorted and the file's board corners are
-used (the board finder runs only if the file has none); without it the board
-finder locates the board. A board that cannot be found is not an error of the
-input: the JSON says ``"found": false`` with the reason, every square is ``"?"``,
-a one-line message goes to stderr and the exit code is 0. The user's enrolled
-tile set (``setupcam enroll``) is used when present. Each square is read at all
-four quarter turns (one photo can afford the fourfold work; it reads better).
+used, unless the board's remembered look shows it is no longer there (the camera
+or the board moved: a one-line warning, then the board is found again); the board
+finder also runs when the file has no corners, and without a calibration. A board
+that cannot be found is not an error of the input: the JSON says ``"found": false``
+with the reason, every square is ``"?"``, a one-line message goes to stderr and the
+exit code is 0. The user's enrolled tile set (``setupcam enroll``) is used when
+present. Each square is read at all four quarter turns (one photo can afford the
+fourfold work; it reads better).
 
 Which edge is south: the calibration file's remembered board look if it has one,
 else with ``--seats`` the edge whose bonus frames have the south player's colour,
@@ -129,6 +131,8 @@ def locate_board(
     decided as :func:`board_look` says)."""
     from calibration.board_finder import BoardNotFound, find_board
 
+    look = board_look(calibration, seats)
+    moved = False
     if calibration is not None:
         from calibration.camera_file import load_calibration, undistort
 
@@ -136,12 +140,32 @@ def locate_board(
         image = undistort(image, cal)
         corners = cal.board_corners_array()
         if corners is not None:
-            return image, corners, None
-    look = board_look(calibration, seats)
+            if _still_there(look, image, corners):
+                return image, corners, None
+            # Reading through corners the board has left would print nonsense.
+            moved = True
+            print(
+                f"{calibration}: the board is not where this calibration puts it (camera or "
+                "board moved?); looking for it",
+                file=sys.stderr,
+            )
     try:
         return image, find_board(image, layout, look=look).corners, None
     except BoardNotFound as err:
-        return image, None, err.reason
+        reason = err.reason
+        if moved:
+            reason = f"not where {calibration} puts it, and not found: {reason}"
+        return image, None, reason
+
+
+def _still_there(look: Any, image: Any, corners: Any) -> bool:
+    """Whether the registered board still lies at ``corners``, as far as its look
+    (the rim profile) can tell; ``True`` when the look has no rim to compare."""
+    from calibration.rim_profile import STILL_THERE, rim_match
+
+    if look is None or getattr(look, "rim", None) is None:
+        return True
+    return rim_match(look.rim, image, corners) >= STILL_THERE
 
 
 def recognize_image(
