@@ -661,16 +661,24 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
     assert "board not found: too dark" in capsys.readouterr().err
 
 
-def test_cli_board_registered_by_hand_then_found_with_its_look(tmp_path, capsys):
-    # The user registers a board whose outer band has the table's colour once by
-    # hand; later photos, from another camera position, are found with that look.
+def _registered_by_hand(tmp_path):
+    """A board whose outer band has the table's colour, registered by hand on a set-up
+    photo (``setup.png`` -> ``cal.json``), and a game photo from another camera
+    position (``game.png``); returns the game frame."""
     game, setup = _board_and_its_reference(2000, "classic", (1280, 720))
     cv2.imwrite(str(tmp_path / "setup.png"), setup.image)
     cv2.imwrite(str(tmp_path / "game.png"), game.image)
     corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in setup.truth.board_corners_distorted)
-    registered = tmp_path / "cal.json"
     argv = ["calibrate", "board", str(tmp_path / "setup.png"), "--corners", corners]
-    assert main([*argv, "--out", str(registered)]) == 0
+    assert main([*argv, "--out", str(tmp_path / "cal.json")]) == 0
+    return game
+
+
+def test_cli_board_registered_by_hand_then_found_with_its_look(tmp_path, capsys):
+    # Registered once by hand; later photos, from another camera position, are found
+    # with that look (from nothing, the finder stops at the score track's ring).
+    game = _registered_by_hand(tmp_path)
+    registered = tmp_path / "cal.json"
     assert load_board_look(registered).rim is not None
     out = tmp_path / "again.json"
     argv = ["calibrate", "board", str(tmp_path / "game.png"), "--calibration", str(registered)]
@@ -685,13 +693,8 @@ def test_cli_board_registered_by_hand_then_found_with_its_look(tmp_path, capsys)
 def test_recognize_notices_the_board_left_its_calibrated_corners(tmp_path, capsys):
     # A calibration made at set-up, then a photo from a moved camera: reading through
     # the old corners would print nonsense; the look says so and the board is found.
-    game, setup = _board_and_its_reference(2000, "classic", (1280, 720))
-    cv2.imwrite(str(tmp_path / "setup.png"), setup.image)
-    cv2.imwrite(str(tmp_path / "game.png"), game.image)
-    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in setup.truth.board_corners_distorted)
+    game = _registered_by_hand(tmp_path)
     cal = tmp_path / "cal.json"
-    argv = ["calibrate", "board", str(tmp_path / "setup.png"), "--corners", corners]
-    assert main([*argv, "--out", str(cal)]) == 0
     capsys.readouterr()
 
     assert main(["recognize", str(tmp_path / "setup.png"), "--calibration", str(cal)]) == 0
