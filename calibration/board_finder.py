@@ -44,8 +44,10 @@ from calibration.colour_names import named_bgr
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.rim_profile import (
     RIM_SAMPLES,
+    STILL_THERE,
     moved_outline,
     profiles_across_side,
+    rim_match,
     rim_offset,
     rim_profile,
 )
@@ -1197,9 +1199,7 @@ class BoardTracker:
     def update(self, image: np.ndarray) -> BoardLocation | None:
         """Process one frame; returns the board location or ``None`` when not sure of it."""
         if self._pending is not None:
-            self._adopt(image, self._pending)
-            self._pending = None
-            return self._location
+            return self._adopt_pending(image, self._pending)
         if self._location is None or self._reference is None:
             try:
                 found = find_board(image, self.layout, look=self.look)
@@ -1250,6 +1250,35 @@ class BoardTracker:
             self.state = "checking: the board looks different here (hands over it?)"
             return None
         return self._reregister(image)
+
+    def _adopt_pending(self, image: np.ndarray, pending: BoardLocation) -> BoardLocation | None:
+        """Start from a registration made earlier (a calibration file), unless the
+        board's look shows the board has left it since: then find the board anew, and
+        adopt what is found only if it looks like the registered board."""
+        if self._looks_registered(image, pending):
+            self._pending = None
+            self._adopt(image, pending)
+            return self._location
+        try:
+            found = find_board(image, self.layout, look=self.look)
+        except BoardNotFound as err:
+            self.state = f"lost: the board is not where it was registered, and {err.reason}"
+            return None
+        if not self._looks_registered(image, found):
+            # A hand over the rim, or something else found: keep the registration and
+            # look again on the next frame.
+            self.state = "checking: the board is not where it was registered"
+            return None
+        self._pending = None
+        self._adopt(image, found)
+        return self._location
+
+    def _looks_registered(self, image: np.ndarray, location: BoardLocation) -> bool:
+        """Whether the rim at ``location`` looks like the registered look's (``True``
+        when there is no rim to compare)."""
+        if self.look is None or self.look.rim is None:
+            return True
+        return rim_match(self.look.rim, image, location.corners) >= STILL_THERE
 
     def _adopt(self, image: np.ndarray, location: BoardLocation) -> None:
         self._location = location

@@ -713,6 +713,26 @@ def test_recognize_notices_the_board_left_its_calibrated_corners(tmp_path, capsy
     )
 
 
+def test_tracker_does_not_start_from_a_registration_the_board_has_left():
+    # `serve --calibration` starts from the file's corners; if the camera moved since,
+    # the saved look shows it and the board is found anew instead.
+    game, setup = _board_and_its_reference(2000, "classic", (1280, 720))
+    registered = manual_board(setup.truth.board_corners_distorted)
+    look = BoardLook.capture(setup.image, registered, LAYOUT)
+
+    tracker = BoardTracker(LAYOUT, look=look, initial=registered)
+    location = tracker.update(game.image)
+    truth = game.truth.board_corners_distorted
+    assert location is not None and tracker.state == "tracking"
+    assert np.max(np.linalg.norm(location.corners - truth, axis=1)) < 0.01 * np.linalg.norm(
+        truth[1] - truth[0]
+    )
+
+    same_place = BoardTracker(LAYOUT, look=look, initial=registered)
+    assert same_place.update(setup.image) is not None
+    assert same_place.location.corners == pytest.approx(registered.corners)
+
+
 def test_cli_lens_and_targets(tmp_path, capsys):
     rng = np.random.default_rng(5)
     size = (800, 600)
