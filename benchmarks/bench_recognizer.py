@@ -102,9 +102,17 @@ def main() -> int:
     rec = TileRecognizer.load(args.model, threads=1)
     report: dict = {"model": str(rec.path), "threshold": rec.threshold}
 
-    fam_spec = DataSpec(name="bench-families", seed=5000, tables=max(5, int(150 * scale)))
+    # Crops at the model's own input size, so models of different sizes are measured
+    # on the same frames.
+    fam_spec = DataSpec(
+        name="bench-families", seed=5000, tables=max(5, int(150 * scale)), crop_px=rec.crop_px
+    )
     held_spec = DataSpec(
-        name="bench-heldout", seed=6000, tables=max(3, int(50 * scale)), families=HELDOUT_FAMILIES
+        name="bench-heldout",
+        seed=6000,
+        tables=max(3, int(50 * scale)),
+        families=HELDOUT_FAMILIES,
+        crop_px=rec.crop_px,
     )
     fam = load_or_generate(fam_spec)
     held = load_or_generate(held_spec)
