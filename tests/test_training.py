@@ -18,7 +18,7 @@ from vision.training_data import CropSet, DataSpec, generate, load_or_generate
 def test_data_is_reproducible_and_cached(tmp_path: Path) -> None:
     spec = DataSpec(name="t", seed=5, tables=1, views=2, resolutions=((640, 360),))
     first = load_or_generate(spec, tmp_path, progress=False)
-    assert first.x.shape == (24, 56, 56, 3) and first.y.max() < len(LABELS)
+    assert first.x.shape == (24, 84, 84, 3) and first.y.max() < len(LABELS)
     assert len(list(tmp_path.glob("t-*.npz"))) == 1
     cached = load_or_generate(spec, tmp_path, progress=False)
     fresh = generate(spec, progress=False)

@@ -11,7 +11,7 @@ threshold::
     >>> readings["b2"].label, round(readings["b2"].confidence, 3)   # doctest: +SKIP
     (Tile(value=5, suit=<Suit.HEART: '♥'>), 0.998)
 
-The model file ``models/tiles.onnx`` takes float32 crops, N x 56 x 56 x 3, BGR,
+The model file ``models/tiles.onnx`` takes float32 crops, N x 84 x 84 x 3, BGR,
 0..255 (normalisation is inside the graph) and returns ``logits`` (N x 52, over
 :data:`LABELS`) and ``embedding`` (N x D, the penultimate layer). Its metadata
 ``models/tiles.json`` holds the labels, the input size, the crop span, the
@@ -180,7 +180,7 @@ class TileRecognizer:
 
         >>> rec = TileRecognizer.load()
         >>> rec.info.input_px, len(rec.info.labels)
-        (56, 52)
+        (84, 52)
         """
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
