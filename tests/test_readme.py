@@ -31,6 +31,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.decoder",
         "vision.stability",
         "vision.motion",
+        "vision.recognizer",
     ]
     for name in modules:
         result = doctest.testmod(importlib.import_module(name))

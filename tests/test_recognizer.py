@@ -198,6 +198,32 @@ def test_recognize_cli_prints_the_contract_json(tmp_path: Path, capsys, monkeypa
     assert cv2.imread(str(debug)) is not None
 
 
+def test_recognize_cli_says_when_the_board_is_too_small(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frame, image, cal = _write_frame(tmp_path, TEST_SEED + 5)
+    assert main(["recognize", str(image), "--calibration", str(cal)]) == 0
+    assert capsys.readouterr().err == ""  # a board of the usual size: no advice
+    # The same photo at half the resolution, with the calibration scaled to match.
+    small = tmp_path / "small.png"
+    cv2.imwrite(
+        str(small), cv2.resize(frame.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    )
+    data = json.loads(cal.read_text(encoding="utf-8"))
+    data["image_size"] = [n // 2 for n in data["image_size"]]
+    k = np.array(data["camera_matrix"])
+    k[:2] *= 0.5
+    data["camera_matrix"] = k.tolist()
+    data["board_corners"] = (np.array(data["board_corners"]) * 0.5).tolist()
+    cal.write_text(json.dumps(data))
+    assert main(["recognize", str(small), "--calibration", str(cal)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["board"]["found"] is True
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and "move the camera closer" in err[0] and "small.png" in err[0]
+
+
 def test_recognize_cli_finds_the_board_itself(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
     _, image, _ = _write_frame(tmp_path, TEST_SEED + 6)

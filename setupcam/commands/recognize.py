@@ -14,7 +14,8 @@ or the board moved: a one-line warning, then the board is found again); the boar
 finder also runs when the file has no corners, and without a calibration. A board
 that cannot be found is not an error of the input: the JSON says ``"found": false``
 with the reason, every square is ``"?"``, a one-line message goes to stderr and the
-exit code is 0. The user's enrolled tile set (``setupcam enroll``) is used when
+exit code is 0. A board found but small in the picture gets a one-line hint on
+stderr (move the camera closer). The user's enrolled tile set (``setupcam enroll``) is used when
 present. Each square is read at all four quarter turns (one photo can afford the
 fourfold work; it reads better).
 
@@ -259,6 +260,12 @@ def run(args: argparse.Namespace) -> int:
             f"setupcam recognize: board not found in {args.image}: {out['board']['reason']}",
             file=sys.stderr,
         )
+    else:
+        from vision.recognizer import small_board_advice
+
+        advice = small_board_advice(found[0])
+        if advice is not None:
+            print(f"setupcam recognize: {args.image}: {advice}", file=sys.stderr)
     if args.debug is not None:
         picture = image if found is None else draw_debug(image, *found, layout)
         if not cv2.imwrite(str(args.debug), picture):
