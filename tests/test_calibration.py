@@ -646,6 +646,10 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
         main(["calibrate", "board", str(image), "--corners", corner_text, "--out", str(out)]) == 0
     )
     assert load_calibration(out).board_corners[1] == (600.0, 20.0)
+    assert "move the camera closer" not in capsys.readouterr().out
+    small = "10,10 200,10 200,200 10,200"  # a board 190 px wide: too small to read suits
+    assert main(["calibrate", "board", str(image), "--corners", small, "--out", str(out)]) == 0
+    assert "note: the board is only 190 px wide" in capsys.readouterr().out
 
     assert main(["calibrate", "board", str(tmp_path / "no.png"), "--out", str(out)]) == 2
     assert "file not found" in capsys.readouterr().err

@@ -220,6 +220,11 @@ def _board(args: argparse.Namespace) -> int:
         for n, (x, y) in zip(("NW", "NE", "SE", "SW"), location.corners, strict=True)
     )
     print(f"board found {how} (confidence {location.confidence:.2f}): {corners}")
+    from vision.recognizer import small_board_advice
+
+    advice = small_board_advice(location.corners)
+    if advice is not None:  # this is when the camera gets placed: say it now
+        print(f"note: {advice}")
     if args.debug:
         debug = _check_out(args.debug, (".png", ".jpg"))
         if not cv2.imwrite(str(debug), draw_location(image, location, layout)):
