@@ -8,6 +8,8 @@ The real classifier's accuracy is measured by `setupcam eval` and the model card
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -160,3 +162,26 @@ def test_a_new_game_turns_the_board_to_the_seats() -> None:
     assert location is not None and location.orientation_source == "seats"
     assert np.linalg.norm(location.corners - frame.truth.board_corners_distorted, axis=1).max() < 5
     assert Position.from_json(runner.current_reading()) == frame.truth.position
+
+
+@pytest.mark.parametrize(("resolution", "advised"), [((1920, 1080), False), ((480, 270), True)])
+def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  # type: ignore[no-untyped-def]
+    source = SimulatedTableSource(
+        3, realtime=False, games=1, max_turns=1, hands=False, resolution=resolution
+    )
+    reader = TruthReader(3)
+    statuses: list[dict] = []
+    frames = iter(source)
+    first = next(frames)
+    calibration = Calibration(
+        (first.image.shape[1], first.image.shape[0]),
+        board_corners=first.truth.board_corners_distorted,
+    )
+    pipeline = LivePipeline(reader, calibration=calibration)  # type: ignore[arg-type]
+    runner = PipelineRunner(source, pipeline, on_status=statuses.append)
+    for frame in [first, *itertools.islice(frames, 5)]:
+        reader.truth = frame.truth
+        runner.step(frame)
+    watching = [s["message"] for s in statuses if s.get("state") == "tracking"]
+    assert watching
+    assert all(("move the camera closer" in m) == advised for m in watching)

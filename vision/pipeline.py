@@ -24,7 +24,7 @@ from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
-from vision.recognizer import Reading, TileRecognizer
+from vision.recognizer import Reading, TileRecognizer, small_board_advice
 from vision.sources import FrameSource, SourceFrame
 from vision.stability import SETTLE_S, StabilityTracker, StableView
 
@@ -365,6 +365,11 @@ class PipelineRunner:
             }
         else:
             status = {"state": "tracking", "message": "watching the board"}
+        if status.get("state") == "tracking" and report.location and not report.obstructed:
+            # Said while the camera can still be moved: suits misread on a small board.
+            advice = small_board_advice(report.location.corners)
+            if advice is not None:
+                status["message"] += f"; {advice}"
         if self.frame_ms:
             status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
         self.on_status(status)

@@ -97,10 +97,10 @@ class Reading:
         return int(np.argmax(self.probabilities))
 
 
-SMALL_BOARD_PX = 370
+SMALL_BOARD_PX = 300
 """Below this width in the picture (pixels, mean of the outline's sides) a board's
-suit marks are 4-5 px wide and the model misreads more: best class 96% on the
-smallest fifth of the validation boards (271-365 px) against 98.3% from 365 px up
+suit marks are about 4 px wide and the model misreads many more tiles: best class
+91% on the validation boards 270-300 px wide, against 96-99% from 300 px up
 (models/README.md, "Session 7")."""
 
 
@@ -108,10 +108,10 @@ def small_board_advice(corners: np.ndarray) -> str | None:
     """A one-line hint when the board is too small in the picture to read reliably.
 
     >>> square = lambda w: np.array([[0, 0], [w, 0], [w, w], [0, w]], float)
-    >>> small_board_advice(square(600)) is None
+    >>> small_board_advice(square(400)) is None
     True
-    >>> print(small_board_advice(square(300)))  # doctest: +NORMALIZE_WHITESPACE
-    the board is only 300 px wide in the picture (370 or more reads suits
+    >>> print(small_board_advice(square(250)))  # doctest: +NORMALIZE_WHITESPACE
+    the board is only 250 px wide in the picture (300 or more reads suits
     reliably): move the camera closer or use a higher resolution
     """
     corners = np.asarray(corners, float)
