@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Train the tile classifier from scratch: render simulator crops, train, calibrate "
             "the confidence, export ONNX and print the evaluation table. The default recipe "
-            "reproduces models/tiles.onnx (about 57 minutes on 2 CPU cores)."
+            "reproduces models/tiles.onnx (about 46 minutes on 2 CPU cores)."
         ),
     )
     parser.add_argument(
