@@ -93,6 +93,16 @@ class BoardNotFound(Exception):
         self.reason = reason
 
 
+def board_width_px(corners: np.ndarray) -> float:
+    """Mean length of a board outline's four sides in pixels.
+
+    >>> board_width_px(np.array([[0, 0], [300, 0], [300, 200], [0, 200]], float))
+    250.0
+    """
+    corners = np.asarray(corners, np.float64)
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1)))
+
+
 @dataclass(frozen=True, eq=False)
 class BoardLocation:
     """Where the board is in one (undistorted) image.
@@ -148,7 +158,7 @@ class BoardLocation:
 
     def width_px(self) -> float:
         """Mean length of the board's sides in pixels."""
-        return float(np.mean(np.linalg.norm(self.corners - np.roll(self.corners, -1, 0), axis=1)))
+        return board_width_px(self.corners)
 
     def rotated(self, quarter_turns: int, orientation_source: str) -> BoardLocation:
         """The same outline with south moved ``quarter_turns`` edges clockwise."""

@@ -32,6 +32,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.stability",
         "vision.motion",
         "vision.recognizer",
+        "calibration.board_finder",
     ]
     for name in modules:
         result = doctest.testmod(importlib.import_module(name))

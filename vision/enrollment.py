@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.board_finder import board_width_px
 from engine import Layout, Position
 from vision.board_view import square_crops
 from vision.recognizer import COVERED, EMPTY, LABELS, softmax
@@ -154,7 +155,7 @@ def enrollment_views(
     corner placements, and the class of each crop."""
     rng = np.random.default_rng(seed)
     corners = np.asarray(sample.corners, np.float64)
-    width = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1)))
+    width = board_width_px(corners)
     placements = [corners] + [
         corners + rng.normal(0, 0.005 * width, (4, 2)) for _ in range(CORNER_SHIFTS)
     ]

@@ -31,6 +31,7 @@ from typing import Literal
 
 import numpy as np
 
+from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
 
@@ -114,8 +115,7 @@ def small_board_advice(corners: np.ndarray) -> str | None:
     the board is only 250 px wide in the picture (300 or more reads suits
     reliably): move the camera closer or use a higher resolution
     """
-    corners = np.asarray(corners, float)
-    width = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+    width = board_width_px(corners)
     if width >= SMALL_BOARD_PX:
         return None
     return (

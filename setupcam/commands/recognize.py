@@ -15,8 +15,8 @@ finder also runs when the file has no corners, and without a calibration. A boar
 that cannot be found is not an error of the input: the JSON says ``"found": false``
 with the reason, every square is ``"?"``, a one-line message goes to stderr and the
 exit code is 0. A board found but small in the picture gets a one-line hint on
-stderr (move the camera closer). The user's enrolled tile set (``setupcam enroll``) is used when
-present. Each square is read at all four quarter turns (one photo can afford the
+stderr (move the camera closer). The user's enrolled tile set (``setupcam enroll``)
+is used when present. Each square is read at all four quarter turns (one photo can afford the
 fourfold work; it reads better).
 
 Which edge is south: the calibration file's remembered board look if it has one,
