@@ -1,5 +1,5 @@
-"""Enrolment of a tile set: prototypes from photos, saved and used by the recognizer,
-and the enroll command end to end."""
+"""Enrolment of a tile set: value and suit heads from photos, saved and used by the
+recognizer, and the enroll command end to end."""
 
 from __future__ import annotations
 
@@ -12,8 +12,17 @@ import pytest
 
 from engine import Layout
 from setupcam.cli import main
-from vision.enrollment import Enrollment, EnrollmentSample, build_enrollment, position_labels
-from vision.recognizer import COVERED, LABELS, TileRecognizer
+from vision.enrollment import (
+    Enrollment,
+    EnrollmentSample,
+    LinearHead,
+    build_enrollment,
+    fit_linear_discriminant,
+    missing_classes,
+    position_labels,
+)
+from vision.recognizer import COVERED, EMPTY, LABELS, TileRecognizer
+from vision.tile_colour import colour_features
 from vision.training_data import crop_labels, tile_set_frames
 
 LAYOUT = Layout.load()
@@ -57,7 +66,7 @@ def test_enrolment_photos_show_every_tile_once(split_set) -> None:
 
 def test_enrolment_improves_an_unseen_tile_set(recognizer, split_set, tmp_path: Path) -> None:
     enrollment = build_enrollment(recognizer, _samples(split_set.enrol), LAYOUT)
-    assert enrollment.enrolled[:51].all() and not enrollment.enrolled[COVERED]
+    assert (enrollment.counts[:50] == 1).all() and enrollment.counts[COVERED] == 0
     path = tmp_path / "set.npz"
     enrollment.save(path)
     enrolled = TileRecognizer.load(enrollment_path=path)
@@ -66,32 +75,85 @@ def test_enrolment_improves_an_unseen_tile_set(recognizer, split_set, tmp_path: 
         _accuracy(enrolled, split_set.test),
     )
     # The held-out art is far from the training art: enrolment raises the best
-    # class's accuracy (not yet to the 0.2% target; see the model card) and keeps
-    # confident mistakes rare.
-    assert after >= before + 0.05, (before, after)
-    assert wrong <= 0.02, wrong
+    # class's accuracy (74% -> 96% on these frames; not yet the 0.2% target, see
+    # the model card) and keeps confident mistakes rare.
+    assert after >= max(before + 0.1, 0.9), (before, after)
+    assert wrong <= 0.01, wrong
 
 
 def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: Path) -> None:
-    enrollment = build_enrollment(recognizer, _samples(split_set.enrol[:1]), LAYOUT)
-    assert 9 <= int(enrollment.enrolled[:50].sum()) <= 12  # one photo: ~10 tiles
-    path = tmp_path / "one.bin"
+    enrollment = build_enrollment(recognizer, _samples(split_set.enrol), LAYOUT)
+    path = tmp_path / "set.bin"
     enrollment.save(path)
     again = Enrollment.load(path)
-    assert np.allclose(again.prototypes, enrollment.prototypes, atol=1e-6)
-    assert (again.enrolled == enrollment.enrolled).all()
+    for head, loaded in ((enrollment.value, again.value), (enrollment.suit, again.suit)):
+        assert np.allclose(loaded.weight, head.weight, rtol=1e-5, atol=1e-4)
+        assert np.allclose(loaded.bias, head.bias, rtol=1e-5, atol=1e-4)
+    assert (again.counts == enrollment.counts).all()
+    assert again.threshold == enrollment.threshold
     bad = tmp_path / "bad.npz"
     bad.write_text("nope")
     with pytest.raises(ValueError, match=r"bad\.npz"):
         Enrollment.load(bad)
+    old = tmp_path / "old.npz"
+    np.savez(old, meta=np.array(json.dumps({"format": 1, "labels": list(LABELS)})))
+    with pytest.raises(ValueError, match="another setupcam version"):
+        Enrollment.load(old)
 
 
-def test_enrolled_probabilities_keep_covered_from_the_base_model() -> None:
-    e = Enrollment(np.eye(len(LABELS), 8), np.ones(len(LABELS), bool), np.ones(len(LABELS), int))
-    base = np.zeros((1, len(LABELS)))
+def test_enrolment_needs_every_value_and_suit(recognizer, split_set) -> None:
+    one_photo = _samples(split_set.enrol[:1])
+    shown = position_labels(one_photo[0].position, LAYOUT)
+    counts = np.bincount(shown, minlength=len(LABELS))
+    missing = missing_classes(counts)
+    assert missing  # 12 squares of the photo cannot hold all 10 values and 5 suits here
+    with pytest.raises(ValueError, match="every value") as err:
+        build_enrollment(recognizer, one_photo, LAYOUT)
+    assert all(name in str(err.value) for name in missing)
+    assert missing_classes(np.ones(len(LABELS), int)) == []
+    with pytest.raises(ValueError, match="at least one photo"):
+        build_enrollment(recognizer, [], LAYOUT)
+
+
+def test_tiles_never_shown_are_read_from_their_value_and_suit(recognizer, split_set) -> None:
+    """Four of the five photos still show every value and suit; the tiles only on the
+    fifth are read from what the others taught."""
+    enrollment = build_enrollment(recognizer, _samples(split_set.enrol[:4]), LAYOUT)
+    unseen = set(np.flatnonzero(enrollment.counts[:50] == 0).tolist())
+    assert unseen
+    fifth, corners = split_set.enrol[4]
+    crops = recognizer.crops(fifth.image, corners, LAYOUT)
+    logits, embedding = recognizer.run(crops)
+    probs = enrollment.probabilities(
+        logits, embedding, colour_features(crops), recognizer.info.temperature
+    )
+    labels = position_labels(fifth.truth.position, LAYOUT)
+    on_fifth = [i for i, y in enumerate(labels) if y in unseen]
+    right = sum(int(probs[i].argmax() == labels[i]) for i in on_fifth)
+    assert right >= 0.75 * len(on_fifth), (right, len(on_fifth))
+
+
+def test_linear_discriminant_separates_shifted_classes() -> None:
+    rng = np.random.default_rng(0)
+    shift = np.array([3.0, 0, 0, 0, 0, 0])
+    x = np.concatenate([rng.normal(0, 1, (50, 6)), rng.normal(0, 1, (50, 6)) + shift])
+    y = np.repeat([0, 1], 50)
+    head = fit_linear_discriminant(x, y, 2, 0.1)
+    assert (head.scores(x).argmax(axis=1) == y).mean() > 0.9
+    with pytest.raises(ValueError, match="every class"):
+        fit_linear_discriminant(x, y, 3, 0.1)
+
+
+def test_enrolled_probabilities_keep_empty_and_covered_from_the_base_model() -> None:
+    value = LinearHead(np.eye(4, 10), np.zeros(10))
+    suit = LinearHead(np.eye(4, 5), np.zeros(5))
+    e = Enrollment(value, suit, np.ones(len(LABELS), int))
+    base = np.zeros((2, len(LABELS)))
     base[0, COVERED] = 50.0
-    p = e.probabilities(base, np.ones((1, 8)), 1.0)
-    assert p.argmax() == COVERED and abs(p.sum() - 1) < 1e-9
+    base[1, EMPTY] = 50.0
+    p = e.probabilities(base, np.ones((2, 4)), np.ones((2, 4)), 1.0)
+    assert p[0].argmax() == COVERED and p[1].argmax() == EMPTY
+    assert np.allclose(p.sum(axis=1), 1.0)
 
 
 def _write(tmp_path: Path, frames, cal_truth) -> list[str]:

@@ -32,6 +32,8 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.stability",
         "vision.motion",
         "vision.recognizer",
+        "vision.enrollment",
+        "vision.tile_colour",
         "calibration.board_finder",
     ]
     for name in modules:

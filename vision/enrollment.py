@@ -1,26 +1,32 @@
 """Enrolment: teach the recognizer a physical tile set from a few photos (numpy only).
 
 The shipped classifier was trained on simulated art; a real set looks different.
-From photos of known positions (e.g. all 50 tiles over 5 photos) every square's
-crop is embedded with the shipped model (the penultimate layer), in its four
-quarter turns and with small corner shifts, and each class gets a *prototype*:
-the normalised mean of its embeddings. Reading then scores a crop by its cosine
-similarity to the prototypes (nearest class mean, as in few-shot learning), so
-no training and no torch are needed and it takes about a second::
+From photos of known positions (e.g. all 50 tiles over 5 photos) enrolment fits
+two small linear heads, each in closed form (no torch, about a second):
+
+* the **value** head reads 1..10 from the shipped model's embedding (its
+  penultimate layer) of every square, in four quarter turns and with small corner
+  shifts: a linear discriminant over the ten values, so each value is learnt from
+  all the suits' tiles that show it;
+* the **suit** head reads the suit from the tile's colours
+  (:func:`vision.tile_colour.colour_features`): in SETUP each suit has its own
+  colour, which a user's set shows plainly even where its symbols are tiny.
+
+A tile's probability is the product of its value's and its suit's, so a tile
+never shown can still be read once its value and its suit have been seen. Empty
+squares and hands (``covered``) come from the base model, which knows the board
+and hands whatever the tiles look like::
 
     >>> from vision.recognizer import TileRecognizer
     >>> from vision.training_data import tile_set_frames
     >>> photos = tile_set_frames(5, "classic", photos=5, tests=0).enrol
     >>> samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
     >>> enrol = build_enrollment(TileRecognizer.load(), samples)
-    >>> int(enrol.enrolled[:50].sum())
+    >>> int((enrol.counts[:50] > 0).sum())
     50
 
-Classes missing from the photos fall back to the model's own head: its weight
-row for that class, as a prototype with a penalty (``MISSING_PENALTY``), so a
-tile that was never shown can still be read, but loses to any enrolled
-look-alike. ``covered`` (hands) always comes from the base model, since
-enrolment photos have no hands.
+The photos must show every value and every suit at least once (one photo of 12
+well-chosen tiles can); :func:`build_enrollment` says which are missing otherwise.
 """
 
 from __future__ import annotations
@@ -33,23 +39,33 @@ from pathlib import Path
 import numpy as np
 
 from calibration.board_finder import board_width_px
-from engine import Layout, Position
+from engine import Layout, Position, Suit
 from vision.board_view import square_crops
 from vision.recognizer import COVERED, EMPTY, LABELS, softmax
+from vision.tile_colour import colour_features
 
-SCALE = 40.0
-"""Cosine-similarity logit scale (a temperature), chosen by likelihood on enrolled
-sets of the held-out family (seeds 60000-60007, not the benchmark's); 40 for the
-session-6 model's embedding (24 before)."""
+VALUE_SCALE = 0.25
+"""Multiplies the value head's discriminant scores before the softmax (a
+temperature), chosen by likelihood on enrolled sets of the held-out family (seeds
+60000-60015, never the benchmark's)."""
+SUIT_SCALE = 0.02
+"""The same for the suit head."""
 THRESHOLD = 0.995
-"""Confidence below which an enrolled reading is "?": the lowest of 0.9, 0.95, 0.98,
-0.99, 0.995 at which at most 0.05% of the same sets' squares are answered wrongly
-(session-6 model: 0.00% at 0.995, 0.06% at 0.99)."""
-MISSING_PENALTY = 0.15
-"""Cosine similarity taken off the stand-in prototypes of classes not enrolled."""
+"""Confidence below which an enrolled reading is "?", chosen on the same sets as
+the lowest that keeps answered-and-wrong squares to about 0.05%."""
+VALUE_SHRINKAGE = 0.1
+"""How far the value head's shared covariance is pulled towards a sphere (0..1):
+the embedding has more dimensions than one tile set's photos fill."""
+SUIT_SHRINKAGE = 0.95
+"""The same for the suit head's colour features."""
 CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
-FORMAT = 1
+FORMAT = 2
+
+SUIT_OF_LABEL = np.array([i // 10 if i < 50 else -1 for i in range(len(LABELS))])
+"""The suit (index in :class:`engine.Suit` order) of each label; -1 for the others."""
+VALUE_OF_LABEL = np.array([i % 10 if i < 50 else -1 for i in range(len(LABELS))])
+"""The value minus one of each label; -1 for the others."""
 
 
 @dataclass(frozen=True)
@@ -64,58 +80,105 @@ class EnrollmentSample:
 
 
 @dataclass(frozen=True, eq=False)
-class Enrollment:
-    """Class prototypes in the model's embedding space (unit vectors, one per class
-    of :data:`LABELS` except ``covered``), which classes were really enrolled, and
-    the reading's scale and threshold."""
+class LinearHead:
+    """Scores ``x @ weight + bias`` for a few classes (a linear discriminant)."""
 
-    prototypes: np.ndarray  # (len(LABELS), D); the covered row is unused
-    enrolled: np.ndarray  # bool per class
+    weight: np.ndarray  # (features, classes)
+    bias: np.ndarray  # (classes,)
+
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(x, np.float64) @ self.weight + self.bias
+
+
+def fit_linear_discriminant(
+    x: np.ndarray, y: np.ndarray, classes: int, shrinkage: float
+) -> LinearHead:
+    """Linear discriminant analysis with one shared, shrunk covariance and equal
+    priors: class ``c`` scores ``x . S^-1 m_c - m_c . S^-1 m_c / 2``.
+
+    >>> x = np.array([[0.0, 0], [0.2, 0], [1, 1], [1.2, 1]])
+    >>> head = fit_linear_discriminant(x, np.array([0, 0, 1, 1]), 2, 0.1)
+    >>> head.scores(np.array([[0.1, 0.1], [0.9, 1.0]])).argmax(axis=1).tolist()
+    [0, 1]
+    """
+    x = np.asarray(x, np.float64)
+    if np.bincount(y, minlength=classes).min() == 0:
+        raise ValueError("every class needs at least one example")
+    means = np.stack([x[y == c].mean(axis=0) for c in range(classes)])
+    residual = x - means[y]
+    cov = residual.T @ residual / len(x)
+    sphere = np.trace(cov) / len(cov) + 1e-9
+    cov = (1 - shrinkage) * cov + shrinkage * sphere * np.eye(len(cov))
+    weight = np.linalg.solve(cov, means.T)
+    bias = -0.5 * np.sum(means * weight.T, axis=1)
+    return LinearHead(weight, bias)
+
+
+@dataclass(frozen=True, eq=False)
+class Enrollment:
+    """A user's tile set: the value head (on the model's embedding), the suit head
+    (on the tiles' colours), squares seen per class of :data:`LABELS`, and the
+    reading's scales and threshold."""
+
+    value: LinearHead
+    suit: LinearHead
     counts: np.ndarray  # squares seen per class
-    scale: float = SCALE
+    value_scale: float = VALUE_SCALE
+    suit_scale: float = SUIT_SCALE
     threshold: float = THRESHOLD
 
     @property
     def embedding_dim(self) -> int:
-        return int(self.prototypes.shape[1])
+        return int(self.value.weight.shape[0])
 
     def probabilities(
-        self, base_logits: np.ndarray, embedding: np.ndarray, temperature: float
+        self,
+        base_logits: np.ndarray,
+        embedding: np.ndarray,
+        colours: np.ndarray,
+        temperature: float,
     ) -> np.ndarray:
-        """Class probabilities over :data:`LABELS` for a batch: cosine scores against
-        the prototypes, with the base model's ``covered`` probability mixed in.
+        """Class probabilities over :data:`LABELS` for a batch, from the base model's
+        logits (for empty and covered), the embedding (value) and the
+        :func:`~vision.tile_colour.colour_features` of the same crops (suit).
 
-        >>> e = Enrollment(np.eye(52, 4), np.ones(52, bool), np.ones(52, int))
-        >>> p = e.probabilities(np.zeros((1, 52)), np.array([[1.0, 0, 0, 0]]), 1.0)
-        >>> int(p.argmax()), round(float(p.sum()), 6)
-        (0, 1.0)
+        >>> head = LinearHead(np.eye(2, 10), np.zeros(10))
+        >>> suit = LinearHead(np.eye(2, 5), np.zeros(5))
+        >>> e = Enrollment(head, suit, np.ones(len(LABELS), int))
+        >>> base = np.zeros((1, len(LABELS)))
+        >>> p = e.probabilities(base, np.array([[9.0, 0]]), np.array([[0, 9.0]]), 1.0)
+        >>> LABELS[int(p.argmax())], round(float(p.sum()), 6)
+        ('1♥', 1.0)
         """
-        emb = np.asarray(embedding, np.float64)
-        emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9)
-        cos = emb @ self.prototypes.T
-        cos[:, ~self.enrolled] -= MISSING_PENALTY
-        cos[:, COVERED] = -np.inf
-        p_tiles = softmax(self.scale * cos)
-        p_covered = softmax(base_logits, temperature)[:, COVERED]
-        out = p_tiles * (1.0 - p_covered)[:, None]
-        out[:, COVERED] = p_covered
+        base = softmax(base_logits, temperature)
+        values = softmax(self.value_scale * self.value.scores(_unit(embedding)))
+        suits = softmax(self.suit_scale * self.suit.scores(colours))
+        tile_share = 1.0 - base[:, EMPTY] - base[:, COVERED]
+        out = np.empty_like(base)
+        out[:, :50] = suits[:, SUIT_OF_LABEL[:50]] * values[:, VALUE_OF_LABEL[:50]]
+        out[:, :50] *= tile_share[:, None]
+        out[:, EMPTY] = base[:, EMPTY]
+        out[:, COVERED] = base[:, COVERED]
         return out
 
     def save(self, path: str | Path) -> None:
-        """Write the enrolment as a small ``.npz`` (a few tens of kB)."""
+        """Write the enrolment as a small ``.npz`` (a few kB)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {
             "format": FORMAT,
             "labels": list(LABELS),
-            "scale": self.scale,
+            "value_scale": self.value_scale,
+            "suit_scale": self.suit_scale,
             "threshold": self.threshold,
         }
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
                 handle,
-                prototypes=self.prototypes.astype(np.float32),
-                enrolled=self.enrolled,
+                value_weight=self.value.weight.astype(np.float32),
+                value_bias=self.value.bias.astype(np.float32),
+                suit_weight=self.suit.weight.astype(np.float32),
+                suit_bias=self.suit.bias.astype(np.float32),
                 counts=self.counts.astype(np.int32),
                 meta=np.array(json.dumps(meta, ensure_ascii=False)),
             )
@@ -127,16 +190,38 @@ class Enrollment:
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
-                prototypes = data["prototypes"].astype(np.float64)
-                enrolled = data["enrolled"].astype(bool)
+                if meta.get("format") != FORMAT or tuple(meta.get("labels", ())) != LABELS:
+                    raise ValueError(
+                        f"{path}: enrolment file of another setupcam version; enrol again"
+                    )
+                value = LinearHead(
+                    data["value_weight"].astype(np.float64), data["value_bias"].astype(np.float64)
+                )
+                suit = LinearHead(
+                    data["suit_weight"].astype(np.float64), data["suit_bias"].astype(np.float64)
+                )
                 counts = data["counts"]
         except FileNotFoundError:
             raise
-        except (OSError, KeyError, ValueError) as err:
+        except ValueError as err:
+            if str(err).startswith(str(path)):
+                raise
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
-        if meta.get("format") != FORMAT or tuple(meta.get("labels", ())) != LABELS:
-            raise ValueError(f"{path}: enrolment file of another setupcam version; enrol again")
-        return cls(prototypes, enrolled, counts, float(meta["scale"]), float(meta["threshold"]))
+        except (OSError, KeyError) as err:
+            raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
+        return cls(
+            value,
+            suit,
+            counts,
+            float(meta["value_scale"]),
+            float(meta["suit_scale"]),
+            float(meta["threshold"]),
+        )
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, np.float64)
+    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-9)
 
 
 def position_labels(position: Position, layout: Layout) -> np.ndarray:
@@ -169,34 +254,43 @@ def enrollment_views(
     return np.concatenate(crops), np.concatenate(ys)
 
 
+def missing_classes(counts: np.ndarray) -> list[str]:
+    """The values and suits no enrolled square showed, as text (``['7', '♠']``)."""
+    shown = np.flatnonzero(np.asarray(counts)[:50] > 0)
+    values = sorted(set(range(10)) - set(VALUE_OF_LABEL[shown].tolist()))
+    suits = sorted(set(range(5)) - set(SUIT_OF_LABEL[shown].tolist()))
+    return [str(v + 1) for v in values] + [str(list(Suit)[s]) for s in suits]
+
+
 def build_enrollment(
     recognizer, samples: Sequence[EnrollmentSample], layout: Layout | None = None
 ) -> Enrollment:
-    """Prototypes from ``samples`` with the recognizer's model (see module docs)."""
+    """Fit the value and suit heads on ``samples`` (see module docs); ``ValueError``
+    if there are no photos or they miss a value or a suit."""
     layout = layout or Layout.load()
     if not samples:
         raise ValueError("enrolment needs at least one photo")
-    head_w = _head_rows(recognizer)
-    dim = recognizer.info.embedding_dim
-    sums = np.zeros((len(LABELS), dim))
     counts = np.zeros(len(LABELS), np.int64)
+    for sample in samples:
+        np.add.at(counts, position_labels(sample.position, layout), 1)
+    missing = missing_classes(counts)
+    if missing:
+        raise ValueError(
+            "the photos must show every value (1-10) and every suit at least once; "
+            f"none shows {', '.join(missing)}"
+        )
+    embeddings, colours, labels = [], [], []
     for i, sample in enumerate(samples):
         crops, ys = enrollment_views(
             sample, layout, recognizer.crop_px, recognizer.info.crop_span, seed=i
         )
-        emb = np.asarray(recognizer.embed(crops), np.float64)
-        emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-9
-        np.add.at(sums, ys, emb)
-        np.add.at(counts, position_labels(sample.position, layout), 1)
-    enrolled = counts > 0
-    enrolled[COVERED] = False
-    prototypes = np.where(enrolled[:, None], sums, head_w)
-    prototypes /= np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9
-    return Enrollment(prototypes, enrolled, counts)
-
-
-def _head_rows(recognizer) -> np.ndarray:
-    """The base model's class directions in embedding space, unit length: the
-    weight rows of its linear head, read from the ONNX file (no torch needed)."""
-    rows = recognizer.head_weights()
-    return rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-9)
+        tiles = ys < 50
+        embeddings.append(_unit(recognizer.embed(crops[tiles])))
+        colours.append(colour_features(crops[tiles]))
+        labels.append(ys[tiles])
+    y = np.concatenate(labels)
+    value = fit_linear_discriminant(
+        np.concatenate(embeddings), VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE
+    )
+    suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
+    return Enrollment(value, suit, counts)

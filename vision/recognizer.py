@@ -34,6 +34,7 @@ import numpy as np
 from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
+from vision.tile_colour import colour_features
 
 LABELS: tuple[str, ...] = (*(str(t) for t in ALL_TILES), "empty", "covered")
 """Class names of the classifier: canonical tiles in ``ALL_TILES`` order, then
@@ -233,18 +234,6 @@ class TileRecognizer:
                 )
         return cls(session, info, enrollment, path)
 
-    def head_weights(self) -> np.ndarray:
-        """The weight rows (52 x D) of the model's final linear layer, shipped beside
-        the model as ``tiles.head.npz`` (enrolment uses them for classes it has not
-        seen; reading them from the ONNX file would need the ``onnx`` package)."""
-        if self.path is None:
-            raise ValueError("the model's head weights are not available")
-        head = self.path.with_suffix(".head.npz")
-        if not head.is_file():
-            raise FileNotFoundError(2, "model head weights not found", str(head))
-        with np.load(head) as data:
-            return np.asarray(data["weight"], np.float64)
-
     @property
     def crop_px(self) -> int:
         return self.info.input_px
@@ -267,7 +256,8 @@ class TileRecognizer:
         """Calibrated class probabilities over :data:`LABELS`, N x 52."""
         logits, embedding = self.run(crops)
         if self.enrollment is not None:
-            return self.enrollment.probabilities(logits, embedding, self.info.temperature)
+            colours = colour_features(crops)
+            return self.enrollment.probabilities(logits, embedding, colours, self.info.temperature)
         return softmax(logits, self.info.temperature)
 
     def probabilities_all_turns(self, crops: np.ndarray) -> np.ndarray:
@@ -279,7 +269,9 @@ class TileRecognizer:
         turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
         logits, embedding = self.run(turned)
         if self.enrollment is not None:
-            probs = self.enrollment.probabilities(logits, embedding, self.info.temperature)
+            # The colour summary does not depend on a quarter turn: computed once.
+            colours = np.tile(colour_features(crops), (4, 1))
+            probs = self.enrollment.probabilities(logits, embedding, colours, self.info.temperature)
             return probs.reshape(4, n, -1).mean(axis=0)
         return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
 

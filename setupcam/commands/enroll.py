@@ -8,8 +8,9 @@ position file (contract section 3; empty squares may be omitted, ASCII tiles are
 fine). Enrolment takes a few seconds, needs no training, and writes
 ``~/.local/share/setupcam/enrollment.npz`` (or ``$SETUPCAM_HOME/enrollment.npz``),
 where ``setupcam recognize`` and the live app pick it up; with ``--out FILE`` use
-``--enrollment FILE`` to read it. The summary says which tiles were seen, which
-are missing, and how well the photos themselves are read back.
+``--enrollment FILE`` to read it. The photos must show every value (1-10) and
+every suit at least once. The summary says which tiles were seen, which are
+missing, and how well the photos themselves are read back.
 """
 
 from __future__ import annotations
@@ -91,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"{args.model}: no such model file")
     base = TileRecognizer.load(args.model)
-    enrollment = build_enrollment(base, samples, layout)
+    try:
+        enrollment = build_enrollment(base, samples, layout)
+    except ValueError as err:
+        raise UsageError(f"cannot enrol: {err}") from None
     out = args.out or default_enrollment_path()
     enrollment.save(out)
 
@@ -122,5 +126,8 @@ def run(args: argparse.Namespace) -> int:
     if misread:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
     if missing:
-        print("tip: photograph the missing tiles too and run enroll again with all the photos")
+        print(
+            "tip: tiles not shown are read from their value and suit seen on other tiles; "
+            "photograph them too and enrol again for the best reading"
+        )
     return 0

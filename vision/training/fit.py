@@ -204,18 +204,6 @@ def export_onnx(net: TileNet, path: Path, crop_px: int) -> None:
     )
 
 
-def write_head(onnx_path: Path, out: Path) -> Path:
-    """Save the final linear layer's weights (``tiles.head.npz``), read from the
-    float32 graph, for enrolment (which has no ``onnx`` package)."""
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(str(onnx_path)).graph
-    tensors = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    np.savez_compressed(out, weight=tensors["head.weight"], bias=tensors["head.bias"])
-    return out
-
-
 def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
     """Logits of the ONNX model at ``path``, run as the runtime runs it (before its
     ``tiles.json`` exists, so without :class:`TileRecognizer`)."""
@@ -264,7 +252,6 @@ def train(
         drift = float(np.abs(exported - trained).max())
         if drift > 1e-2:
             raise RuntimeError(f"ONNX export differs from torch by {drift:.3g}")
-        write_head(fp32_path, onnx_path.with_suffix(".head.npz"))
         if cfg.int8:
             _log("quantising to int8", quiet)
             quantize_model(fp32_path, onnx_path, train_data.x, seed=cfg.seed)
