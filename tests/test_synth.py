@@ -25,6 +25,7 @@ from vision.synth import (
     render_frame,
 )
 from vision.synth.scene import Scene, square_coverage
+from vision.synth.styles import sample_style
 
 SMALL = (640, 360)
 
@@ -164,6 +165,16 @@ def test_families_and_held_out() -> None:
     assert drawn <= set(TRAINING_FAMILIES)
     with pytest.raises(ValueError, match="families"):
         random_scene(0, family="nope")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_style_gives_each_suit_its_own_colour(family: str) -> None:
+    """The rulebook's five suits are five colours, so no style may print two
+    suits in (nearly) one colour: some channel must differ by 10 or more."""
+    for seed in range(300):
+        suits = np.array(sample_style(family, np.random.default_rng(seed)).suit_bgr, int)
+        gaps = [np.abs(suits[i] - suits[j]).max() for i in range(5) for j in range(i + 1, 5)]
+        assert min(gaps) >= 10, (family, seed, suits.tolist())
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -262,6 +262,10 @@ def missing_classes(counts: np.ndarray) -> list[str]:
     return [str(v + 1) for v in values] + [str(list(Suit)[s]) for s in suits]
 
 
+def _or_list(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def build_enrollment(
     recognizer, samples: Sequence[EnrollmentSample], layout: Layout | None = None
 ) -> Enrollment:
@@ -276,8 +280,8 @@ def build_enrollment(
     missing = missing_classes(counts)
     if missing:
         raise ValueError(
-            "the photos must show every value (1-10) and every suit at least once; "
-            f"none shows {', '.join(missing)}"
+            "the photos must show every value (1-10) and every suit at least once, "
+            f"and they show no {_or_list(missing)}"
         )
     embeddings, colours, labels = [], [], []
     for i, sample in enumerate(samples):

@@ -95,6 +95,10 @@ def _pick_font(rng: np.random.Generator, *kinds: str) -> str | None:
 
 
 # Suit colour palettes (★ ♥ ♦ ♣ ♠), BGR: printed 5-suit decks use these kinds of sets.
+# Every palette gives each suit its own colour: the original rulebook says the 50
+# tiles "sont de cinq couleurs différentes" and runs are of one colour
+# (../shared/rules/seeds/004_*.txt). A two-colour deck (session 1-7 palette 2) was
+# not a way the real tiles can look.
 _PALETTES: tuple[tuple[BGR, BGR, BGR, BGR, BGR], ...] = (
     (
         (20, 160, 220),
@@ -113,10 +117,10 @@ _PALETTES: tuple[tuple[BGR, BGR, BGR, BGR, BGR], ...] = (
     (
         (150, 60, 140),
         (40, 40, 200),
-        (40, 40, 200),
+        (150, 150, 30),
         (30, 30, 30),
-        (30, 30, 30),
-    ),  # purple + two-colour deck
+        (20, 120, 235),
+    ),  # purple red teal black orange
     (
         (10, 140, 200),
         (60, 50, 220),
