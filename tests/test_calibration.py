@@ -387,7 +387,7 @@ def test_find_board_on_simulator_frames():
 
 @pytest.mark.parametrize(
     "seed, family, resolution",
-    [(1325, "bold", (1920, 1080)), (1372, "classic", (1920, 1080)), (1432, "classic", (1280, 720))],
+    [(1325, "bold", (1920, 1080)), (1403, "classic", (1920, 1080)), (1420, "classic", (1280, 720))],
 )
 def test_board_covered_with_tiles_is_found_by_its_symmetry(seed, family, resolution):
     # Tiles over every square hide the square outlines: these boards were once
