@@ -34,6 +34,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.recognizer",
         "vision.enrollment",
         "vision.tile_colour",
+        "vision.training.evaluate",
         "calibration.board_finder",
     ]
     for name in modules:

@@ -98,7 +98,10 @@ def _pick_font(rng: np.random.Generator, *kinds: str) -> str | None:
 # Every palette gives each suit its own colour: the original rulebook says the 50
 # tiles "sont de cinq couleurs différentes" and runs are of one colour
 # (../shared/rules/seeds/004_*.txt). A two-colour deck (session 1-7 palette 2) was
-# not a way the real tiles can look.
+# not a way the real tiles can look. Its replacement keeps the other palettes'
+# pairings (red hearts, green clubs, black spades...): a model trained here learns
+# them, and a palette that swapped them (session 8's first try: black clubs) is
+# read worse (models/README.md, "Session 8").
 _PALETTES: tuple[tuple[BGR, BGR, BGR, BGR, BGR], ...] = (
     (
         (20, 160, 220),
@@ -117,10 +120,10 @@ _PALETTES: tuple[tuple[BGR, BGR, BGR, BGR, BGR], ...] = (
     (
         (150, 60, 140),
         (40, 40, 200),
-        (150, 150, 30),
+        (30, 120, 230),
+        (60, 130, 40),
         (30, 30, 30),
-        (20, 120, 235),
-    ),  # purple red teal black orange
+    ),  # purple red orange green black
     (
         (10, 140, 200),
         (60, 50, 220),

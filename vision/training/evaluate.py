@@ -53,8 +53,20 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
 
 
 def wrong_answers(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Answered (not ``?``) and wrong; ``covered`` squares only accept ``covered``."""
-    return (ans != UNKNOWN_INDEX) & (ans != y)
+    """Answered with another tile or ``empty`` (``covered`` squares only accept
+    ``covered``). ``covered`` on a visible square is not a wrong tile: the user sees
+    "?" there, as for any hand (see :func:`unread`)."""
+    return (ans != UNKNOWN_INDEX) & (ans != y) & ~_covered_on_visible(ans, y)
+
+
+def unread(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Squares the user sees as "?": below the threshold, or a visible square read as
+    ``covered`` (printed as "?" too)."""
+    return (ans == UNKNOWN_INDEX) | _covered_on_visible(ans, y)
+
+
+def _covered_on_visible(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return (ans == COVERED) & (y != COVERED)
 
 
 def choose_threshold(
@@ -97,11 +109,18 @@ HEADER = f"{'group':<28} {'squares':>7} {'error':>9} {'conf.wrong':>10} {'?':>9}
 
 def score(name: str, probs: np.ndarray, y: np.ndarray, threshold: float) -> Scores:
     """:class:`Scores` of ``probs`` against labels ``y``. For covered squares
-    ``error`` counts only wrong answers (``?`` is a right answer there)."""
+    ``error`` counts only wrong answers (``?`` is a right answer there).
+
+    >>> from vision.recognizer import LABELS
+    >>> probs = np.eye(len(LABELS))[[0, COVERED, 1]]  # read 1★, covered, 2★
+    >>> s = score("demo", probs, np.array([0, 0, 0]), 0.9)  # all three were 1★
+    >>> s.confident_wrong, s.unknown
+    (0.3333333333333333, 0.3333333333333333)
+    """
     if len(y) == 0:
         return Scores(name, 0, float("nan"), float("nan"), float("nan"))
     ans = answers(probs, threshold)
-    unknown = ans == UNKNOWN_INDEX
+    unknown = unread(ans, y)
     wrong = wrong_answers(ans, y)
     error = np.where(y == COVERED, wrong, wrong | unknown)
     return Scores(name, len(y), float(error.mean()), float(wrong.mean()), float(unknown.mean()))
