@@ -42,14 +42,21 @@ def white_balanced(crops: np.ndarray) -> np.ndarray:
     """Each crop with its brightest 5% (the card, on most tiles) made neutral and
     about 230 bright. The per-channel correction is capped (0.8-1.25): enough for a
     lamp's or a camera's cast, never enough to turn a coloured card grey."""
-    x = np.asarray(crops, np.float32)
-    flat = x.reshape(len(x), -1, 3)
-    lum = flat.sum(axis=2)
-    bright = lum >= np.quantile(lum, 0.95, axis=1, keepdims=True)
-    ref = (flat * bright[..., None]).sum(axis=1) / bright.sum(axis=1, keepdims=True) + 1.0
+    crops = np.ascontiguousarray(crops, np.uint8)
+    n = len(crops)
+    flat = crops.reshape(n, -1, 3).astype(np.float32)
+    lum = flat @ np.ones(3, np.float32)  # matrix products: numpy's sums over 3 are slow
+    bright = (lum >= np.quantile(lum, 0.95, axis=1, keepdims=True)).astype(np.float32)
+    ref = (bright[:, None, :] @ flat)[:, 0] / bright.sum(axis=1, keepdims=True) + 1.0
     gain = np.clip(ref.mean(axis=1, keepdims=True) / ref, 0.8, 1.25)
     gain *= 230.0 / (ref * gain).mean(axis=1, keepdims=True)
-    return np.clip(flat * gain[:, None, :], 0, 255).astype(np.uint8).reshape(x.shape)
+    # Per crop, a lookup table per channel: the same numbers as scaling every pixel.
+    levels = np.arange(256, dtype=np.float32)
+    out = np.empty_like(crops)
+    for i in range(n):
+        table = np.clip(levels[:, None] * gain[i][None, :], 0, 255).astype(np.uint8)
+        out[i] = cv2.LUT(crops[i], table.reshape(256, 1, 3))
+    return out
 
 
 def colour_features(crops: np.ndarray) -> np.ndarray:
