@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.board_finder import board_width_px
-from engine import Layout, Position, Suit
+from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
 from vision.recognizer import COVERED, EMPTY, LABELS, softmax
 from vision.tile_colour import colour_features
@@ -63,10 +63,11 @@ CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
 FORMAT = 2
 
-SUIT_OF_LABEL = np.array([i // 10 if i < 50 else -1 for i in range(len(LABELS))])
-"""The suit (index in :class:`engine.Suit` order) of each label; -1 for the others."""
-VALUE_OF_LABEL = np.array([i % 10 if i < 50 else -1 for i in range(len(LABELS))])
-"""The value minus one of each label; -1 for the others."""
+SUITS: tuple[Suit, ...] = tuple(Suit)
+SUIT_OF_LABEL = np.array([SUITS.index(t.suit) for t in ALL_TILES] + [-1, -1])
+"""The suit (index in :class:`engine.Suit` order) of each label; -1 for empty, covered."""
+VALUE_OF_LABEL = np.array([t.value - 1 for t in ALL_TILES] + [-1, -1])
+"""The value minus one of each label; -1 for empty, covered."""
 
 
 @dataclass(frozen=True)
@@ -190,25 +191,19 @@ class Enrollment:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                if meta.get("format") != FORMAT or tuple(meta.get("labels", ())) != LABELS:
-                    raise ValueError(
-                        f"{path}: enrolment file of another setupcam version; enrol again"
-                    )
-                value = LinearHead(
-                    data["value_weight"].astype(np.float64), data["value_bias"].astype(np.float64)
-                )
-                suit = LinearHead(
-                    data["suit_weight"].astype(np.float64), data["suit_bias"].astype(np.float64)
-                )
-                counts = data["counts"]
+                arrays = {name: data[name] for name in data.files}
+            meta = json.loads(str(arrays["meta"]))
         except FileNotFoundError:
             raise
-        except ValueError as err:
-            if str(err).startswith(str(path)):
-                raise
+        except (OSError, KeyError, ValueError) as err:
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
-        except (OSError, KeyError) as err:
+        if meta.get("format") != FORMAT or tuple(meta.get("labels", ())) != LABELS:
+            raise ValueError(f"{path}: enrolment file of another setupcam version; enrol again")
+        try:
+            value = LinearHead(arrays["value_weight"], arrays["value_bias"])
+            suit = LinearHead(arrays["suit_weight"], arrays["suit_bias"])
+            counts = arrays["counts"]
+        except KeyError as err:
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
         return cls(
             value,
@@ -260,7 +255,7 @@ def missing_classes(counts: np.ndarray) -> list[str]:
     shown = np.flatnonzero(np.asarray(counts)[:50] > 0)
     values = sorted(set(range(10)) - set(VALUE_OF_LABEL[shown].tolist()))
     suits = sorted(set(range(5)) - set(SUIT_OF_LABEL[shown].tolist()))
-    return [str(v + 1) for v in values] + [str(list(Suit)[s]) for s in suits]
+    return [str(v + 1) for v in values] + [str(SUITS[s]) for s in suits]
 
 
 def _or_list(names: list[str]) -> str:
