@@ -82,6 +82,14 @@ def speed(rec: TileRecognizer) -> dict:
         frames[(1280, 720)].image, frames[(1280, 720)].truth.board_corners_distorted, LAYOUT
     )
     out["model, 12 squares"] = time_call(lambda: rec.read_crops(crops), repeats=300)
+    # With a user's enrolled tile set the reading adds the tiles' colour summary.
+    photos = tile_set_frames(7000, HELDOUT_FAMILIES[0], photos=5, tests=0).enrol
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
+    enrollment = build_enrollment(rec, samples, LAYOUT)
+    enrolled = TileRecognizer(rec.session, rec.info, enrollment, rec.path)
+    out["model + enrolment, 12 squares"] = time_call(
+        lambda: enrolled.read_crops(crops), repeats=300
+    )
     for (_w, h), frame in frames.items():
         corners = frame.truth.board_corners_distorted
         out[f"crops {h}p"] = time_call(lambda f=frame, c=corners: rec.crops(f.image, c, LAYOUT))
