@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from calibration.colour_names import named_bgr
+from calibration.grid_fit import grid_offset
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.rim_profile import (
     RIM_SAMPLES,
@@ -949,6 +950,14 @@ def find_board(
         offset = rim_offset(look.rim, image, _order_clockwise(quad))
         if offset:
             quad = moved_outline(_order_clockwise(quad), offset)
+    elif square:
+        # No registered look: the grid inside the outline tells an inner ring from
+        # the edge (the contract fixes where the grid lies on the board).
+        offset = grid_offset(image, _order_clockwise(quad), layout)
+        if offset:
+            moved = moved_outline(_order_clockwise(quad), offset)
+            snapped, share = _fit_edges(image, moved)
+            quad = snapped if share >= 0.3 and _convex_clockwise(snapped) else moved
     if not square:
         raise BoardNotFound(
             "the outline found is not square: something lies along an edge of the board "

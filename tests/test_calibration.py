@@ -434,8 +434,9 @@ def test_rim_profile_tells_the_board_edge_from_the_track_ring():
     [(2000, "classic", (1280, 720)), (2089, "split", (1920, 1080))],
 )
 def test_a_registered_look_finds_a_board_whose_rim_matches_the_table(seed, family, resolution):
-    # Dark outer band on a dark table: without a look the finder stops at the track's
-    # ring (4.7% off); the look registered on another frame moves it out.
+    # Dark outer band on a dark table: the finder's first outline is the track's ring
+    # (4.7% off); the look registered on another frame moves it out (without a look,
+    # the grid's place does: tests/test_grid_fit.py).
     frame, reference = _board_and_its_reference(seed, family, resolution)
     look = BoardLook.capture(
         reference.image, manual_board(reference.truth.board_corners_distorted), LAYOUT
