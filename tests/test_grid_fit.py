@@ -25,9 +25,10 @@ def _frame(seed: int, family: str, resolution: tuple[int, int]):
 
 def _error(corners: np.ndarray, truth: np.ndarray) -> float:
     width = float(np.linalg.norm(truth[1] - truth[0]))
-    return min(
-        float(np.max(np.linalg.norm(np.roll(corners, k, 0) - truth, axis=1))) for k in range(4)
-    ) / width
+    return (
+        min(float(np.max(np.linalg.norm(np.roll(corners, k, 0) - truth, axis=1))) for k in range(4))
+        / width
+    )
 
 
 def test_cell_boundaries_follow_the_contract():
