@@ -19,13 +19,8 @@ candidates checked for the board's 90°-symmetric structure, then each side
 re-fitted at full resolution from edge profiles across it (sub-pixel, robust to
 hands over part of a side), and a side whose border art does not line up with the
 other three's (it snapped to a table stripe or an arm) is moved to where it does
-(:mod:`calibration.side_agreement`). When all four sides show, the corners are
-where the sides meet once one lens bend straightens them all
-(:mod:`calibration.lens_bend`). Without a registered look, an outline that is an
-inner ring (a board whose outer band has the table's colour) or the board's shadow
-is moved to the edge the grid of squares points to (:mod:`calibration.grid_fit`).
-When a previous location is given only the second stage runs, around the old
-corners, which is what makes tracking cheap.
+(:mod:`calibration.side_agreement`). When a previous location is given only the
+second stage runs, around the old corners, which is what makes tracking cheap.
 
 Orientation: the square pattern is symmetric under quarter turns, so which side is
 south can only come from the board's art. A :class:`BoardLook` stores the colour
@@ -47,7 +42,6 @@ import numpy as np
 
 from calibration.colour_names import named_bgr
 from calibration.grid_fit import grid_offset
-from calibration.lens_bend import straightened_corners
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.rim_profile import (
     RIM_SAMPLES,
@@ -84,11 +78,6 @@ CANDIDATES = 10  # outlines whose content is checked for the board's structure
 MAX_SHAPE_CHECKS = 60  # best-supported outlines checked for being a square's picture
 EXPAND_GAP = 0.10  # largest step (board widths) from one ring of the art to the next
 EXPAND_MAX = 0.16  # how far outside the first outline the outer edge is looked for
-MIN_EDGE_STEP = 8.0  # colour step between neighbouring profile samples that makes an edge
-STRAIGHTEN_AGREE = 0.03  # lens-bend corners replace the parabolas' within this (of a side)
-GRID_SNAP_REACH = 0.012  # after the grid moved the outline: search radius, board widths
-GRID_SNAP_STEP = 4.0  # ... and the colour step that makes an edge there
-GRID_SNAP_SPREAD = 0.003  # ... kept if its four sides moved alike within this (side lengths)
 CURVE_REACH = 0.008  # first edge fit's search radius after the walk, in board widths
 EXPAND_MIN_STEP = 12.0  # colour step (0-255, over 2 px) that counts as an edge
 
@@ -773,12 +762,7 @@ def _grown(h: np.ndarray, moved: Sequence[float]) -> np.ndarray:
 
 
 def _edge_points(
-    image: np.ndarray,
-    quad: np.ndarray,
-    radius: float,
-    samples: int,
-    subpixel: bool,
-    min_step: float = MIN_EDGE_STEP,
+    image: np.ndarray, quad: np.ndarray, radius: float, samples: int, subpixel: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where the strongest colour edge crosses profiles laid across each side.
 
@@ -805,7 +789,7 @@ def _edge_points(
     rows = np.arange(grad.shape[0])
     peak = np.argmax(grad, axis=1)
     strength = grad[rows, peak]
-    valid = (strength > min_step) & (peak > 0) & (peak < grad.shape[1] - 1)
+    valid = (strength > 8.0) & (peak > 0) & (peak < grad.shape[1] - 1)
     # diff index i sits between offsets i and i+1.
     pos = offsets[0] + peak + 0.5
     if subpixel:
@@ -824,7 +808,6 @@ def _refine_outline(
     radius: float,
     samples: int = 40,
     keep_missing: bool = True,
-    min_step: float = MIN_EDGE_STEP,
 ) -> tuple[np.ndarray, float]:
     """Re-fit each side from colour-edge profiles across it; returns corners and inlier share.
 
@@ -836,10 +819,9 @@ def _refine_outline(
     lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     if np.any(lengths < 8):
         return quad, 0.0
-    d, edge_pts, valid = _edge_points(image, quad, radius, samples, True, min_step)
+    d, edge_pts, valid = _edge_points(image, quad, radius, samples, subpixel=True)
     lines: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
     share = []
-    inliers: list[np.ndarray] = []
     for side in range(4):
         p = edge_pts[side][valid[side]]
         old = (a[side], d[side], None)
@@ -858,7 +840,6 @@ def _refine_outline(
             lines.append(old)
             share.append(0.0)
             continue
-        inliers.append(p[keep])
         fit = cv2.fitLine(p[keep].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01)
         vx, vy, cx, cy = fit.ravel()
         direction, centre = np.array([vx, vy]), np.array([cx, cy])
@@ -892,16 +873,7 @@ def _refine_outline(
                 break
             pt = better
         corners.append(pt)
-    found = np.array(corners)
-    if len(inliers) == 4 and min(share) >= 0.5:
-        # Every side shows: straighten the four together through one lens bend, which
-        # places the corners better than each side's own parabola (calibration/lens_bend.py).
-        straight = straightened_corners(inliers, (image.shape[1], image.shape[0]))
-        if straight is not None and np.all(
-            np.linalg.norm(straight - found, axis=1) < STRAIGHTEN_AGREE * lengths.mean()
-        ):
-            found = straight
-    return found, float(np.mean(share) if keep_missing else min(share))
+    return np.array(corners), float(np.mean(share) if keep_missing else min(share))
 
 
 def _tangent_at(
@@ -983,7 +955,9 @@ def find_board(
         # the edge (the contract fixes where the grid lies on the board).
         offset = grid_offset(image, _order_clockwise(quad), layout)
         if offset:
-            quad = _snap_moved(image, moved_outline(_order_clockwise(quad), offset))
+            moved = moved_outline(_order_clockwise(quad), offset)
+            snapped, share = _fit_edges(image, moved)
+            quad = snapped if share >= 0.3 and _convex_clockwise(snapped) else moved
     if not square:
         raise BoardNotFound(
             "the outline found is not square: something lies along an edge of the board "
@@ -997,43 +971,6 @@ def find_board(
         )
     location = BoardLocation.from_corners(_order_clockwise(quad), "auto", confidence, "auto")
     return orient(image, location, layout, look)
-
-
-def _side_shifts(quad: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """How far each side's middle moved from ``quad`` to ``other``, outward positive,
-    in side lengths."""
-    centre = quad.mean(axis=0)
-    shifts = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        length = float(np.linalg.norm(b - a))
-        normal = np.array([b[1] - a[1], a[0] - b[0]]) / max(length, 1e-9)
-        if normal @ ((a + b) / 2 - centre) < 0:
-            normal = -normal
-        middle = (other[i] + other[(i + 1) % 4]) / 2
-        shifts.append(float((middle - (a + b) / 2) @ normal) / max(length, 1e-9))
-    return np.array(shifts)
-
-
-def _snap_moved(image: np.ndarray, moved: np.ndarray) -> np.ndarray:
-    """An outline the grid moved, snapped to the board's edge where that shows.
-
-    The edge there is faint (that is why it was missed), so the search is a little
-    wider than the grid's error and takes softer steps; but a faint edge may as well
-    be the table's grain. The board's edge is concentric with the grid, so a snap
-    is kept only if it moved all four sides alike; otherwise the grid's outline is.
-    """
-    reach = max(3.0, GRID_SNAP_REACH * _mean_side(moved))
-    for snapped, share in (
-        _refine_outline(image, moved, reach, min_step=GRID_SNAP_STEP),
-        _fit_edges(image, moved),
-    ):
-        if share < 0.3 or not _convex_clockwise(snapped):
-            continue
-        shifts = _side_shifts(moved, snapped)
-        if shifts.max() - shifts.min() <= GRID_SNAP_SPREAD:
-            return snapped
-    return moved
 
 
 def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | None:
