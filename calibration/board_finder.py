@@ -19,8 +19,11 @@ candidates checked for the board's 90°-symmetric structure, then each side
 re-fitted at full resolution from edge profiles across it (sub-pixel, robust to
 hands over part of a side), and a side whose border art does not line up with the
 other three's (it snapped to a table stripe or an arm) is moved to where it does
-(:mod:`calibration.side_agreement`). When a previous location is given only the
-second stage runs, around the old corners, which is what makes tracking cheap.
+(:mod:`calibration.side_agreement`). Without a registered look, an outline that is
+an inner ring (a board whose outer band has the table's colour) or a line in the
+table beside the board is moved to the edge the grid of squares points to
+(:mod:`calibration.grid_fit`). When a previous location is given only the second
+stage runs, around the old corners, which is what makes tracking cheap.
 
 Orientation: the square pattern is symmetric under quarter turns, so which side is
 south can only come from the board's art. A :class:`BoardLook` stores the colour

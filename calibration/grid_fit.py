@@ -32,8 +32,8 @@ VIEW_MARGIN = 0.12
 COMB_SIGMA = 0.01
 """Width of each tooth of the comb (outline widths)."""
 OFFSETS = np.arange(-0.08, 0.0805, 0.001)
-"""Offsets tried: from an outline 8% outside the edge (the board's shadow taken for
-it) to one on a ring 8% inside."""
+"""Offsets tried: from an outline 8% outside the edge (on a line in the table just
+outside the board) to one on a ring 8% inside."""
 BIAS = 0.006
 """The comb's fit lies this much inside the truth: a tile's edge on an outer square
 sits inside the cell, so the outermost teeth are pulled in (on 234 tuning frames
@@ -49,7 +49,7 @@ MIN_INWARD = 0.03
 whose outline was right they reached -0.024, and -0.05 once with little gain."""
 MIN_INWARD_GAIN = 0.12
 """... so an inward move needs a clearly better fit (those frames: at most 0.078;
-an outline on the board's shadow 4% outside: 0.21)."""
+an outline on a line in the table 4% outside: 0.21)."""
 
 _UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _AXIS = np.linspace(-VIEW_MARGIN, 1 + VIEW_MARGIN, VIEW_PX)
@@ -117,7 +117,7 @@ def grid_fit(image: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarr
 def grid_offset(image: np.ndarray, corners: np.ndarray, layout: Layout) -> float:
     """How far (outline widths) the board's edge lies outside the outline ``corners``,
     judged from where the grid sits inside it (negative: the outline is outside the
-    edge, on the board's shadow); 0.0 unless the grid clearly says so."""
+    edge, on a line in the table); 0.0 unless the grid clearly says so."""
     scores = grid_fit(image, corners, layout)
     best = int(np.argmax(scores))
     gain = scores[best] - scores[int(np.argmin(np.abs(OFFSETS)))]

@@ -1,4 +1,4 @@
-"""The grid inside an outline tells the board's edge from an inner ring or a shadow."""
+"""The grid inside an outline tells the board's edge from an inner ring or a line outside."""
 
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ def test_grid_offset_measures_how_far_the_edge_lies_from_an_outline():
     offset = grid_offset(frame.image, ring, LAYOUT)
     assert offset == pytest.approx(0.03 / 0.94, abs=0.007)
     assert _error(moved_outline(ring, offset), truth) < 0.01
-    # An outline 4.5% outside the edge (the board's shadow taken for it).
-    shadow = moved_outline(truth, 0.045)
-    offset = grid_offset(frame.image, shadow, LAYOUT)
+    # An outline 4.5% outside the edge (on a line in the table beside the board).
+    outside = moved_outline(truth, 0.045)
+    offset = grid_offset(frame.image, outside, LAYOUT)
     assert offset == pytest.approx(-0.045 / 1.09, abs=0.01)
-    assert _error(moved_outline(shadow, offset), truth) < 0.01
+    assert _error(moved_outline(outside, offset), truth) < 0.01
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_grid_offset_measures_how_far_the_edge_lies_from_an_outline():
     [
         (2000, "classic", (1280, 720)),  # dark outer band on a dark table
         (2020, "pips", (1920, 1080)),  # green band on green cloth
-        (1306, "classic", (1920, 1080)),  # the board's shadow outlined with it
+        (1306, "classic", (1920, 1080)),  # a line in the table 4% outside taken for the edge
     ],
 )
 def test_find_board_needs_no_look_where_the_edge_hides(seed, family, resolution, monkeypatch):
