@@ -956,9 +956,10 @@ def find_board(
     elif square:
         # No registered look: the grid inside the outline tells an inner ring from
         # the edge (the contract fixes where the grid lies on the board).
-        offset = grid_offset(image, _order_clockwise(quad), layout)
+        ordered = _order_clockwise(quad)
+        offset = grid_offset(image, ordered, layout)
         if offset:
-            moved = moved_outline(_order_clockwise(quad), offset)
+            moved = moved_outline(ordered, offset)
             snapped, share = _fit_edges(image, moved)
             quad = snapped if share >= 0.3 and _convex_clockwise(snapped) else moved
     if not square:

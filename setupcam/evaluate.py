@@ -122,7 +122,7 @@ class _GameTally:
                 continue
             expected = truth.position[square]
             self.squares += 1
-            if reading.label in ("?", "covered"):  # both shown as "?"; the app waits
+            if reading.unread:  # "?" or a hand: the app waits
                 self.unknown += 1
                 wrong_here += 1
             elif reading.label != expected:

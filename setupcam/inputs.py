@@ -80,7 +80,7 @@ def position_from_photo(
     readings = read_photo(path, layout, calibration, seats)
     squares = {}
     for square, reading in readings.items():
-        if isinstance(reading.label, str):  # "?" or "covered"
+        if reading.unread:
             why = "a hand over it" if reading.label == "covered" else "unclear"
             raise UsageError(
                 f"{path}: cannot read square {square} ({why}); "

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from calibration import board_finder
-from calibration.board_finder import find_board
+from calibration.board_finder import corner_error, find_board
 from calibration.grid_fit import cell_boundaries, grid_offset
 from calibration.rim_profile import moved_outline
 from engine.layout import Layout
@@ -24,11 +24,9 @@ def _frame(seed: int, family: str, resolution: tuple[int, int]):
 
 
 def _error(corners: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner error in board widths, whichever corner the outline starts at."""
     width = float(np.linalg.norm(truth[1] - truth[0]))
-    return (
-        min(float(np.max(np.linalg.norm(np.roll(corners, k, 0) - truth, axis=1))) for k in range(4))
-        / width
-    )
+    return min(corner_error(np.roll(corners, k, 0), truth) for k in range(4)) / width
 
 
 def test_cell_boundaries_follow_the_contract():

@@ -95,6 +95,11 @@ class Reading:
         return str(self.label)
 
     @property
+    def unread(self) -> bool:
+        """``"?"`` or ``"covered"``: no tile nor empty to show (the user sees "?")."""
+        return isinstance(self.label, str)
+
+    @property
     def best_index(self) -> int:
         return int(np.argmax(self.probabilities))
 

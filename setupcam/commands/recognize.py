@@ -191,7 +191,7 @@ def recognize_image(
     for name, reading in readings.items():
         if reading.label is None:
             squares[name] = None
-        elif isinstance(reading.label, str):  # "covered" or "?": not readable
+        elif reading.unread:
             squares[name] = "?"
         else:
             squares[name] = str(reading.label)
