@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 
 from calibration.colour_names import named_bgr
-from calibration.grid_fit import grid_offset
+from calibration.grid_fit import grid_fit, grid_offset
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.rim_profile import (
     RIM_SAMPLES,
@@ -82,6 +82,9 @@ MAX_SHAPE_CHECKS = 60  # best-supported outlines checked for being a square's pi
 EXPAND_GAP = 0.10  # largest step (board widths) from one ring of the art to the next
 EXPAND_MAX = 0.16  # how far outside the first outline the outer edge is looked for
 CURVE_REACH = 0.008  # first edge fit's search radius after the walk, in board widths
+GRID_CANDIDATES = 5  # best outlines of the search whose grid fit is compared
+GRID_BETTER = 0.01  # how much better the grid must fit another to replace the first
+SAME_OUTLINE = 0.001  # corners this close (board widths): outlines taken as one
 EXPAND_MIN_STEP = 12.0  # colour step (0-255, over 2 px) that counts as an edge
 
 
@@ -561,13 +564,14 @@ def _structure(grey: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     return score(float(along.mean())), score(float(np.median(per_square)))
 
 
-def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """A board-related outline (4×2 clockwise, full-resolution pixels) and a confidence.
+def _find_outlines(image: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """Board-related outlines (4×2 clockwise, full-resolution pixels), each with a
+    confidence, the most board-like first.
 
     The outline may be one of the board's inner rings (score track, central panel)
     rather than its outer edge: :func:`_expand_outline` moves it out afterwards.
     Candidates need only part of each side on edge pixels (a hand may hide the rest);
-    the one whose content looks most like the board wins.
+    they are ranked by how much their content looks like the board.
     """
     height, width = image.shape[:2]
     scale = min(1.0, SEARCH_WIDTH / max(width, height))
@@ -586,21 +590,21 @@ def _find_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
     fat_edges = cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0
     grey = _grey(small)
     try:
-        quad, confidence = _best_outline(lines[:MAX_LINES], fat_edges, grey, min_side)
+        found = _best_outline(lines[:MAX_LINES], fat_edges, grey, min_side)
     except BoardNotFound:
         if len(lines) <= MAX_LINES:
             raise
         # A board with many rings, or a busy table, can push one of its sides (a
         # weak one: blurred, half under an arm) out of the strongest lines.
         try:
-            quad, confidence = _best_outline(lines[:MAX_LINES_RETRY], fat_edges, grey, min_side)
+            found = _best_outline(lines[:MAX_LINES_RETRY], fat_edges, grey, min_side)
         except BoardNotFound:
             # Last, an outline on its edges alone: a hand over the grid can hide the
             # squares' outlines among its own edges.
-            quad, confidence = _best_outline(
+            found = _best_outline(
                 lines[:MAX_LINES_RETRY], fat_edges, grey, min_side, edges_alone=True
             )
-    return quad / scale, confidence
+    return [(quad / scale, confidence) for quad, confidence in found]
 
 
 def _best_outline(
@@ -609,10 +613,11 @@ def _best_outline(
     grey: np.ndarray,
     min_side: float,
     edges_alone: bool = False,
-) -> tuple[np.ndarray, float]:
-    """The most board-like four-line outline (search-scale pixels) and a confidence.
-    With ``edges_alone``, failing that, the best square outline whose four sides all
-    plainly show (CLEAR_SIDE_SUPPORT) even if its squares do not."""
+) -> list[tuple[np.ndarray, float]]:
+    """The board-like four-line outlines (search-scale pixels) with a confidence each,
+    the most board-like first. With ``edges_alone``, failing any, the best square
+    outline whose four sides all plainly show (CLEAR_SIDE_SUPPORT) even if its squares
+    do not."""
     sh, sw = grey.shape[:2]
     q = _enumerate_quads(lines, min_side)
     if len(q) == 0:
@@ -641,11 +646,12 @@ def _best_outline(
             )
         raise BoardNotFound("no board-sized quadrilateral in view")
     # Well supported outlines first (mean support: a hand over one side costs little);
-    # the structure test then picks the most board-like among the first few.
+    # the structure test then ranks the first few.
     score = np.where(good, support.mean(axis=1) * np.sqrt(area), -1.0)
-    # The best by the strict test; only if none passes it, the best by the forgiving
-    # one (a fallback: it cannot replace a board found strictly).
-    best: list[tuple[float, int] | None] = [None, None]
+    # Those passing the strict test rank first; those passing only the forgiving one
+    # follow (a fallback: they cannot outrank a board found strictly).
+    strict: list[tuple[float, int]] = []
+    forgiving: list[tuple[float, int]] = []
     oblique = None
     checked = 0
     clear_outline = None
@@ -670,23 +676,24 @@ def _best_outline(
         if ratio[idx] < MIN_SIDE_RATIO:
             oblique = ratio[idx]
             continue
-        for test, structure in enumerate(structures):
-            current = best[test]
-            if structure >= MIN_STRUCTURE and (current is None or structure > current[0]):
-                best[test] = (structure, int(idx))
-    found = best[0] or best[1]
-    if found is None and clear_outline is not None:
-        found = (0.0, clear_outline)
-    if found is None:
+        if structures[0] >= MIN_STRUCTURE:
+            strict.append((structures[0], int(idx)))
+        else:
+            forgiving.append((structures[1], int(idx)))
+    ranked = sorted(strict, reverse=True) + sorted(forgiving, reverse=True)
+    if not ranked and clear_outline is not None:
+        ranked = [(0.0, clear_outline)]
+    if not ranked:
         if oblique is not None:
             raise BoardNotFound(
                 f"board too oblique: its near and far sides differ {1 / oblique:.1f}x; "
                 "raise the camera or look more from above"
             )
         raise BoardNotFound("no board-sized quadrilateral in view that looks like the board")
-    structure, idx = found
-    confidence = float(min(1.0, support[idx].mean()) * min(1.0, 0.5 + structure))
-    return q[idx], confidence
+    return [
+        (q[idx], float(min(1.0, support[idx].mean()) * min(1.0, 0.5 + structure)))
+        for structure, idx in ranked
+    ]
 
 
 def _expand_outline(image: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:
@@ -905,37 +912,28 @@ def _fit_edges(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float]:
     return _refine_outline(image, quad, reach)
 
 
-def find_board(
-    image: np.ndarray,
-    layout: Layout,
-    previous: BoardLocation | None = None,
-    look: BoardLook | None = None,
-) -> BoardLocation:
-    """Locate the board automatically; raise :class:`BoardNotFound` with the reason.
-
-    With ``previous`` the board is first looked for around its old corners (fast,
-    keeps the old orientation); only if that fails is the whole frame searched.
-    A ``look`` captured at registration decides which edge is south, and its rim
-    profile moves an outline found on an inner ring out to the board's edge.
-
-        >>> loc = find_board(frame, Layout.load())  # doctest: +SKIP
-        >>> loc.method, loc.orientation_source      # doctest: +SKIP
-        ('auto', 'nearest-edge')
-    """
-    if image is None or image.ndim not in (2, 3) or image.size == 0:
-        raise BoardNotFound("not an image")
-    if previous is not None:
-        tracked = track_board(image, previous)
-        if tracked is not None:
-            return tracked
-    outline, confidence = _find_outline(image)
-    outline = _order_clockwise(outline)
-    expanded = _expand_outline(image, outline)
+def _fitted_outline(
+    image: np.ndarray, outline: np.ndarray, confidence: float
+) -> tuple[np.ndarray, float]:
+    """One outline of the search moved out to the board's outermost edge and fitted
+    to the edge pixels there, with its confidence."""
+    expanded = _expand_outline(image, _order_clockwise(outline))
     quad, share = _fit_edges(image, expanded)
     if share < 0.3 or not _convex_clockwise(quad):
-        quad = expanded  # the profile walk is still better than a failed fit
-    else:
-        confidence = min(confidence, 0.5 + 0.5 * share)
+        return expanded, confidence  # the profile walk is still better than a failed fit
+    return quad, min(confidence, 0.5 + 0.5 * share)
+
+
+def _board_edge(
+    image: np.ndarray,
+    quad: np.ndarray,
+    confidence: float,
+    layout: Layout,
+    look: BoardLook | None,
+) -> tuple[np.ndarray, float]:
+    """The board's outer edge (4x2 clockwise) and a confidence, from a fitted outline
+    (:func:`_fitted_outline`); :class:`BoardNotFound` if it cannot be the board's
+    picture."""
     agreed = outer_rim(image, agree_sides(image, quad))
     size = (image.shape[1], image.shape[0])
     square = squareness(quad, size) <= MAX_SQUARENESS
@@ -973,7 +971,84 @@ def find_board(
             f"board too oblique: its near and far sides differ {sides.max() / sides.min():.1f}x; "
             "raise the camera or look more from above"
         )
-    location = BoardLocation.from_corners(_order_clockwise(quad), "auto", confidence, "auto")
+    return _order_clockwise(quad), confidence
+
+
+def _grid_checked(
+    image: np.ndarray,
+    layout: Layout,
+    look: BoardLook | None,
+    outlines: list[tuple[np.ndarray, float]],
+    first: np.ndarray,
+    quad: np.ndarray,
+    confidence: float,
+) -> tuple[np.ndarray, float]:
+    """Of ``quad`` (the board's edge from ``first``, the search's first outline
+    fitted) and the edges from the next outlines, the one the board's grid fits best,
+    if it fits clearly better than ``quad``.
+
+    The search ranks outlines by how board-like their content is. That cannot tell an
+    outline one side of which lies 1-2% off (on a bowed edge, or on the line of a
+    shadow) from the right one, and an outline mixing the board's edge with one of
+    its inner lines can even win it. The grid's fit tells them apart: on the tuning
+    frames it chose a right outline over a wrong first in 7 frames of 1,375 without
+    hands, and a wrong one in none (`docs/calibration.md`, session 10).
+    """
+    best = (float(grid_fit(image, quad, layout).max()) + GRID_BETTER, quad, confidence)
+    tried = [first]
+    for outline, outline_confidence in outlines[1:GRID_CANDIDATES]:
+        fitted, fitted_confidence = _fitted_outline(image, outline, outline_confidence)
+        # Most outlines of the search are rings of one board that the fit has taken
+        # to the same edge: the rest of the way would end where the first did.
+        if any(_same_quad(fitted, other) for other in tried):
+            continue
+        tried.append(fitted)
+        try:
+            other, other_confidence = _board_edge(image, fitted, fitted_confidence, layout, look)
+        except BoardNotFound:
+            continue
+        fit = float(grid_fit(image, other, layout).max())
+        if fit > best[0]:
+            best = (fit, other, other_confidence)
+    return best[1], best[2]
+
+
+def _same_quad(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two clockwise outlines have their corners within SAME_OUTLINE."""
+    width = _mean_side(a)
+    return any(
+        float(np.abs(np.roll(a, k, axis=0) - b).max()) <= SAME_OUTLINE * width for k in range(4)
+    )
+
+
+def find_board(
+    image: np.ndarray,
+    layout: Layout,
+    previous: BoardLocation | None = None,
+    look: BoardLook | None = None,
+) -> BoardLocation:
+    """Locate the board automatically; raise :class:`BoardNotFound` with the reason.
+
+    With ``previous`` the board is first looked for around its old corners (fast,
+    keeps the old orientation); only if that fails is the whole frame searched.
+    A ``look`` captured at registration decides which edge is south, and its rim
+    profile moves an outline found on an inner ring out to the board's edge.
+
+        >>> loc = find_board(frame, Layout.load())  # doctest: +SKIP
+        >>> loc.method, loc.orientation_source      # doctest: +SKIP
+        ('auto', 'nearest-edge')
+    """
+    if image is None or image.ndim not in (2, 3) or image.size == 0:
+        raise BoardNotFound("not an image")
+    if previous is not None:
+        tracked = track_board(image, previous)
+        if tracked is not None:
+            return tracked
+    outlines = _find_outlines(image)
+    first, first_confidence = _fitted_outline(image, *outlines[0])
+    quad, confidence = _board_edge(image, first, first_confidence, layout, look)
+    quad, confidence = _grid_checked(image, layout, look, outlines, first, quad, confidence)
+    location = BoardLocation.from_corners(quad, "auto", confidence, "auto")
     return orient(image, location, layout, look)
 
 

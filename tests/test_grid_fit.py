@@ -77,3 +77,20 @@ def test_grid_offset_keeps_a_right_outline_under_a_hand(seed):
     frame = synth.render_frame(scene, seed)
     assert len(frame.truth.covered) >= 7
     assert grid_offset(frame.image, frame.truth.board_corners_distorted, LAYOUT) == 0.0
+
+
+@pytest.mark.parametrize(
+    "seed, family, resolution",
+    [
+        (1372, "classic", (1920, 1080)),  # the search's first outline mixes edge and inner lines
+        (2479, "split", (1920, 1080)),  # ... has one side 2% off
+        (8178, "neon", (1280, 720)),  # ... lies on a ring 20% inside
+    ],
+)
+def test_find_board_takes_the_outline_the_grid_fits_best(seed, family, resolution, monkeypatch):
+    frame = _frame(seed, family, resolution)
+    truth = frame.truth.board_corners_distorted
+    assert _error(find_board(frame.image, LAYOUT).corners, truth) < 0.01
+    # The search's first outline alone misses.
+    monkeypatch.setattr(board_finder, "GRID_CANDIDATES", 1)
+    assert _error(find_board(frame.image, LAYOUT).corners, truth) > 0.015
