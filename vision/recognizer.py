@@ -130,6 +130,16 @@ def small_board_advice(corners: np.ndarray) -> str | None:
     )
 
 
+NOT_ENROLLED_ADVICE = (
+    "no enrolled tile set: the model knows only the simulator's art, and on a set "
+    "coloured otherwise it misreads about 7% of tiles with confidence; enrol yours "
+    "first (setupcam enroll, see the README)"
+)
+"""Said when a real picture is read without an enrolment (models/README.md,
+"Session 9": 7.08% of squares confidently wrong on sets whose suits take other
+colours)."""
+
+
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax of ``logits / temperature``.
 

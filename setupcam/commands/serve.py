@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from setupcam.cli import UsageError
@@ -57,4 +58,8 @@ def run(args: argparse.Namespace) -> int:
         calibration_path=args.calibration,
         layout_path=args.layout,
     )
+    if live.runner.pipeline.recognizer.enrollment is None:
+        from vision.recognizer import NOT_ENROLLED_ADVICE
+
+        print(f"setupcam serve: note: {NOT_ENROLLED_ADVICE}", file=sys.stderr, flush=True)
     return run_until_interrupted(live, args.host, args.port)
