@@ -33,3 +33,20 @@ def test_serve_needs_a_source(capsys: pytest.CaptureFixture[str]) -> None:
         "one of the arguments --camera --video --url --folder is required"
         in capsys.readouterr().err
     )
+
+
+def test_serve_asks_for_an_enrolment(tmp_path, monkeypatch, capsys) -> None:
+    # The shipped model alone misreads a set coloured otherwise (models/README.md).
+    import cv2
+    import numpy as np
+
+    from setupcam import live_app
+
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(live_app, "run_until_interrupted", lambda *args: 0)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.full((72, 128, 3), 90, np.uint8))
+    argv = ["serve", "--folder", str(folder), "--db", str(tmp_path / "games.sqlite")]
+    assert main(argv) == 0
+    assert "no enrolled tile set" in capsys.readouterr().err

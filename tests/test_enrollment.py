@@ -184,23 +184,17 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
     frames = tile_set_frames(SEED + 1, "split", photos=5, tests=1, hand_rate=0.0, same_camera=True)
     pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
-    # The test photo shares the camera and board.
-    test_frame = frames.test[0][0]
-    image = tmp_path / "test.png"
-    cv2.imwrite(str(image), test_frame.image)
-    recognize = ["recognize", str(image), "--calibration", str(tmp_path / "cal.json")]
-    assert main(recognize) == 0
-    assert "no enrolled tile set" in capsys.readouterr().err  # ... enrol yours first
     assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 0
     out = capsys.readouterr().out
     assert "tiles seen: 50/50" in out and "tiles missing: none" in out
     assert (tmp_path / "home" / "enrollment.npz").is_file()
     assert "enrolment photos read back" in out
-    # recognize now uses it by default, and no longer asks for one.
-    assert main(recognize) == 0
-    captured = capsys.readouterr()
-    assert "no enrolled tile set" not in captured.err
-    result = json.loads(captured.out)
+    # recognize now uses it by default; the test photo shares the camera and board.
+    test_frame = frames.test[0][0]
+    image = tmp_path / "test.png"
+    cv2.imwrite(str(image), test_frame.image)
+    assert main(["recognize", str(image), "--calibration", str(tmp_path / "cal.json")]) == 0
+    result = json.loads(capsys.readouterr().out)
     right = sum(
         result["squares"][s] == (None if t is None else str(t))
         for s, t in test_frame.truth.position.squares.items()

@@ -266,10 +266,6 @@ def run(args: argparse.Namespace) -> int:
         advice = small_board_advice(found[0])
         if advice is not None:
             print(f"setupcam recognize: {args.image}: {advice}", file=sys.stderr)
-    if recognizer.enrollment is None:
-        from vision.recognizer import NOT_ENROLLED_ADVICE
-
-        print(f"setupcam recognize: note: {NOT_ENROLLED_ADVICE}", file=sys.stderr)
     if args.debug is not None:
         picture = image if found is None else draw_debug(image, *found, layout)
         if not cv2.imwrite(str(args.debug), picture):
