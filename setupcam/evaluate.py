@@ -29,6 +29,7 @@ from vision.pipeline import FrameReport, LivePipeline, PipelineRunner
 from vision.recognizer import TileRecognizer
 from vision.sim_source import SimulatedTableSource
 from vision.sources import SourceFrame
+from vision.synth.sequence import GameStream
 
 EVAL_SEED_BASE = 100_000
 """Evaluation seeds start here; training data uses seeds far below it."""
@@ -59,6 +60,8 @@ class EvalReport:
     start_squares_fixed: int = 0
     """Squares of the starting boards the players corrected before the first turn."""
     board_not_found: int = 0
+    games_enrolled: int = 0
+    """Games whose tile set was enrolled first (``--enroll``)."""
     frame_ms_p50: float = 0.0
     frame_ms_p95: float = 0.0
     score_delay_s_p50: float = 0.0
@@ -195,9 +198,14 @@ def evaluate(
     players: str = "S=red,W=green,N=yellow,E=purple",
     model_path: str | None = None,
     enrollment_path: str | None = None,
+    enroll: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> EvalReport:
-    """Play ``games`` simulated games (seeds ``seed``, ``seed+1``, ...) through the app."""
+    """Play ``games`` simulated games (seeds ``seed``, ``seed+1``, ...) through the app.
+
+    With ``enroll`` each game's tile set is first enrolled from photos of its own
+    table, as a user sets up before playing (:func:`enrolled_for`).
+    """
     recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1)
     report = EvalReport()
     frame_ms: list[float] = []
@@ -214,6 +222,16 @@ def evaluate(
             max_turns=max_turns,
         )
         pipeline = LivePipeline(recognizer, link=SessionLink(session))
+        if enroll:
+
+            def enrol(stream: GameStream, pipeline: LivePipeline = pipeline) -> None:
+                try:
+                    pipeline.recognizer = enrolled_for(recognizer, stream, players)
+                except ValueError:
+                    return  # photos missing a value or suit: the game is read without
+                report.games_enrolled += 1
+
+            source.on_game = enrol
         players_at_table = SimulatedPlayers(session, pipeline)
         runner = PipelineRunner(source, pipeline, on_frame=players_at_table.on_frame)
         tally = _GameTally()
@@ -258,6 +276,39 @@ def evaluate(
         report.score_delay_s_p50 = float(np.percentile(delays, 50))
         report.score_delay_s_p95 = float(np.percentile(delays, 95))
     return report
+
+
+ENROLMENT_PHOTOS = 5
+"""Photos a user takes to enrol a tile set (all 50 tiles, 10 at a time)."""
+
+
+def enrolled_for(recognizer: TileRecognizer, stream: GameStream, players: str) -> TileRecognizer:
+    """``recognizer`` enrolled on the tile set of ``stream``'s table, as a user does it:
+    ENROLMENT_PHOTOS photos of known positions on that table with the game's camera,
+    the board in each found and oriented by the seats' colours (``calibrate board``),
+    then ``enroll``. A photo whose board is not found is left out, as a user retakes it.
+    """
+    from dataclasses import replace
+
+    from calibration.board_finder import BoardLook, BoardNotFound, find_board
+    from engine import Seats
+    from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.synth.scene import render_frame
+    from vision.training_data import enrolment_positions
+
+    layout = stream.layout
+    look = BoardLook.from_seats(Seats.parse(players).by_edge)
+    rng = np.random.default_rng([stream.seed, 88])
+    samples = []
+    for position in enrolment_positions(rng, ENROLMENT_PHOTOS, layout):
+        scene = replace(stream.base, position=position, stacks={}, hand=None)
+        image = render_frame(scene, rng).image
+        try:
+            location = find_board(image, layout, look=look)
+        except BoardNotFound:
+            continue
+        samples.append(EnrollmentSample(image, location.corners, position))
+    return recognizer.with_enrollment(build_enrollment(recognizer, samples, layout))
 
 
 def print_progress(message: str) -> None:

@@ -17,6 +17,10 @@ from setupcam.cli import main
         (["serve", "--camera", "0", "--model", "/nonexistent.onnx"], "no such file"),
         (["eval", "--games", "0", "--seed", "1"], "--games must be at least 1"),
         (["eval", "--games", "1", "--seed", "1", "--style", "x"], "unknown --style"),
+        (
+            ["eval", "--games", "1", "--seed", "1", "--enroll", "--enrollment", "a.npz"],
+            "leave out --enrollment",
+        ),
     ],
 )
 def test_bad_input(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

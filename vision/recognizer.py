@@ -211,6 +211,11 @@ class TileRecognizer:
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         self._input = session.get_inputs()[0].name
 
+    def with_enrollment(self, enrollment) -> TileRecognizer:
+        """The same model reading the tile set ``enrollment`` was made from (the
+        onnxruntime session is shared, not opened again)."""
+        return TileRecognizer(self.session, self.info, enrollment, self.path)
+
     @classmethod
     def load(
         cls,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from engine import Seats
 from vision.sources import FrameSource, SourceFrame
@@ -22,7 +22,8 @@ press New game (the start is read from the camera)."""
 class SimulatedTableSource(FrameSource):
     """Frames of simulated games; each frame carries its ground truth and events.
 
-    A ``game_start`` event (with the seats in ``action``) opens every game.
+    A ``game_start`` event (with the seats in ``action``) opens every game;
+    ``on_game`` is given each game's stream before its first frame.
     """
 
     name = "simulated table"
@@ -39,6 +40,7 @@ class SimulatedTableSource(FrameSource):
         games: int | None = None,
         resolution: tuple[int, int] = (1280, 720),
         max_turns: int = 400,
+        on_game: Callable[[GameStream], None] | None = None,
     ) -> None:
         super().__init__()
         Seats.parse(players)  # fail early on bad seats
@@ -51,6 +53,7 @@ class SimulatedTableSource(FrameSource):
         self.games = games
         self.resolution = resolution
         self.max_turns = max_turns
+        self.on_game = on_game
         self.stream: GameStream | None = None
         self._closed = False
 
@@ -71,6 +74,8 @@ class SimulatedTableSource(FrameSource):
                 resolution=self.resolution,
                 max_turns=self.max_turns,
             )
+            if self.on_game is not None:
+                self.on_game(self.stream)  # before its first frame (e.g. enrol its tiles)
             self.status = {"state": "ok", "message": f"simulated table: game {game + 1}"}
             start_event = Event("game_start", 0, "", clock, action=self.players)
             frames = iter(self.stream)

@@ -1,4 +1,4 @@
-"""``setupcam eval --games N --seed S [--hands] [--style FAMILY] [--json]``."""
+"""``setupcam eval --games N --seed S [--hands] [--style FAMILY] [--enroll] [--json]``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--players", default="S=red,W=green,N=yellow,E=purple", help="seats")
     parser.add_argument("--model", help="tile model (default: models/tiles.onnx)")
     parser.add_argument("--enrollment", help="an enrolled tile set")
+    parser.add_argument(
+        "--enroll",
+        action="store_true",
+        help="enrol each game's tile set first, from 5 photos of its table, as a user does",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
@@ -37,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--games must be at least 1")
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    if args.enroll and args.enrollment:
+        raise UsageError("--enroll enrols each game's own tiles: leave out --enrollment")
     if args.style is not None and args.style not in FAMILIES:
         raise UsageError(f"unknown --style {args.style!r}; families: {', '.join(FAMILIES)}")
     report = evaluate(
@@ -48,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         players=args.players,
         model_path=args.model,
         enrollment_path=args.enrollment,
+        enroll=args.enroll,
         progress=print_progress,
     )
     print(file=sys.stderr)  # end the progress line
@@ -73,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         ("bonus points missed", str(report.bonus_missed)),
         ("start squares the players fixed", str(report.start_squares_fixed)),
         ("frames without the board", str(report.board_not_found)),
+        *([("games enrolled first", f"{report.games_enrolled}/{report.games}")] * args.enroll),
         ("frame time p50 / p95", f"{report.frame_ms_p50:.1f} / {report.frame_ms_p95:.1f} ms"),
         (
             "turn shown (score or question) p50 / p95",
