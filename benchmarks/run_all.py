@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
+HELD_OUT_ENROLLED = ["--hands", "--style", "split", "--enroll"]
+
 # (title, module, full arguments, quick arguments)
 BENCHMARKS = [
     ("Engine", "benchmarks.bench_engine", [], ["--games", "100", "--replays", "1000"]),
@@ -43,6 +45,12 @@ BENCHMARKS = [
         "setupcam",
         ["eval", "--games", "20", "--seed", "100000", "--hands", "--max-turns", "12"],
         ["eval", "--games", "4", "--seed", "100000", "--hands", "--max-turns", "12"],
+    ),
+    (
+        "End to end on the held-out art, each game's tiles enrolled first",
+        "setupcam",
+        ["eval", "--games", "10", "--seed", "100000", "--max-turns", "12", *HELD_OUT_ENROLLED],
+        ["eval", "--games", "2", "--seed", "100000", "--max-turns", "12", *HELD_OUT_ENROLLED],
     ),
 ]
 
