@@ -15,7 +15,9 @@ two small linear heads, each in closed form (no torch, about a second):
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
 squares and hands (``covered``) come from the base model, which knows the board
-and hands whatever the tiles look like::
+and hands whatever the tiles look like; but it takes some tiles of an art it never
+saw for half-hidden ones, so enrolment lowers its ``covered`` score as far as the
+photos' own tiles (no hands on them) show is needed (:func:`covered_shift`)::
 
     >>> from vision.recognizer import TileRecognizer
     >>> from vision.training_data import tile_set_frames
