@@ -991,7 +991,7 @@ def _grid_checked(
     outline one side of which lies 1-2% off (on a bowed edge, or on the line of a
     shadow) from the right one, and an outline mixing the board's edge with one of
     its inner lines can even win it. The grid's fit tells them apart: on the tuning
-    frames it chose a right outline over a wrong first in 7 frames of 1,375 without
+    frames it chose a right outline over a wrong first in 7 frames of 1,440 without
     hands, and a wrong one in none (`docs/calibration.md`, session 10).
     """
     best = (float(grid_fit(image, quad, layout).max()) + GRID_BETTER, quad, confidence)
