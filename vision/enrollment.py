@@ -329,9 +329,9 @@ def covered_shift(tile_logits: np.ndarray, temperature: float) -> float:
     >>> round(covered_shift(logits, 1.0), 2)
     5.21
     """
+    from scipy.special import logsumexp  # only when enrolling: 0.1 s to import
+
     scaled = np.asarray(tile_logits, np.float64) / temperature
-    tiles = scaled[:, :50]
-    top = tiles.max(axis=1)
-    any_tile = top + np.log(np.exp(tiles - top[:, None]).sum(axis=1))
+    any_tile = logsumexp(scaled[:, :50], axis=1)
     margin = np.quantile(scaled[:, COVERED] - any_tile, COVERED_QUANTILE)
     return float(max(0.0, margin + np.log(1.0 / COVERED_ODDS)))
