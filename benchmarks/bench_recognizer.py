@@ -52,10 +52,11 @@ LAYOUT = Layout.load()
 
 def enrolled_sets(
     rec: TileRecognizer, seeds: list[int], family: str, tests: int
-) -> tuple[list, list, list]:
-    """Probabilities before and after enrolment, and labels, over the test frames
-    of ``seeds`` tile sets (each enrolled from its own 5 photos)."""
-    before_p, after_p, ys = [], [], []
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Probabilities before and after enrolment (one pass, then at four quarter
+    turns as a steady view is read), and labels, over the test frames of ``seeds``
+    tile sets (each enrolled from its own 5 photos)."""
+    before_p, after_p, turned_p, ys = [], [], [], []
     bar = ProgressBar(f"enrol {family}", len(seeds))
     for done, seed in enumerate(seeds, 1):
         ts = tile_set_frames(seed, family, photos=5, tests=tests)
@@ -66,10 +67,11 @@ def enrolled_sets(
             crops = rec.crops(frame.image, corners, LAYOUT)
             before_p.append(rec.probabilities(crops))
             after_p.append(enrolled.probabilities(crops))
+            turned_p.append(enrolled.probabilities_all_turns(crops))
             ys.append(crop_labels(frame, LAYOUT))
         bar.update(done)
     bar.close()
-    return np.concatenate(before_p), np.concatenate(after_p), np.concatenate(ys)
+    return tuple(np.concatenate(v) for v in (before_p, after_p, turned_p, ys))
 
 
 def speed(rec: TileRecognizer) -> dict:
@@ -146,13 +148,15 @@ def main() -> int:
         rec.probabilities(held.x), held.y, held.family, rec.threshold, prefix="held out, base: "
     )
     seeds = [7000 + i for i in range(max(2, int(12 * scale)))]
-    before, after, ys = enrolled_sets(rec, seeds, HELDOUT_FAMILIES[0], tests=20)
+    before, after, turned, ys = enrolled_sets(rec, seeds, HELDOUT_FAMILIES[0], tests=20)
     visible = ys != 51
     th_enrolled = ENROLLED_THRESHOLD
     rows += [
         score("held out, same sets, base", before[visible], ys[visible], rec.threshold),
         score("held out, enrolled (5 photos)", after[visible], ys[visible], th_enrolled),
         score("held out, enrolled, covered", after[~visible], ys[~visible], th_enrolled),
+        score("held out, enrolled, four turns", turned[visible], ys[visible], th_enrolled),
+        score("held out, enrolled, 4 turns, cov.", turned[~visible], ys[~visible], th_enrolled),
     ]
     print("## Accuracy\n")
     print("```")

@@ -290,9 +290,9 @@ class TileRecognizer:
         logits, embedding = self.run(turned)
         if self.enrollment is not None:
             # The colour summary does not depend on a quarter turn: computed once.
-            colours = np.tile(colour_features(crops), (4, 1))
-            probs = self.enrollment.probabilities(logits, embedding, colours, self.info.temperature)
-            return probs.reshape(4, n, -1).mean(axis=0)
+            return self.enrollment.probabilities_all_turns(
+                logits, embedding, colour_features(crops), self.info.temperature
+            )
         return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
 
     def read_crops(self, crops: np.ndarray, *, all_turns: bool = False) -> list[Reading]:
