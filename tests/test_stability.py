@@ -1,6 +1,6 @@
 import numpy as np
 
-from vision.stability import StabilityTracker
+from vision.stability import StabilityTracker, pooled
 
 
 def frames(labels: list[int], n: int = 3) -> dict[str, np.ndarray]:
@@ -51,3 +51,20 @@ def test_lost_board_resets() -> None:
     assert tracker.current_view is not None
     tracker.update(0.3, None, False)
     assert tracker.current_view is None
+
+
+def test_pooled_readings_agreeing_are_surer_than_either_alone() -> None:
+    frames_reading = np.array([0.95, 0.04, 0.01])
+    closer_look = np.array([0.999, 0.0005, 0.0005])
+    p = pooled(frames_reading, closer_look)
+    assert np.isclose(p.sum(), 1.0)
+    # Their average (0.9745) would stay under a 0.99 threshold; the pool does not.
+    assert p[0] > 0.99 > (frames_reading[0] + closer_look[0]) / 2
+
+
+def test_pooled_readings_that_disagree_stay_unsure() -> None:
+    p = pooled(np.array([0.9, 0.1, 0.0]), np.array([0.1, 0.9, 0.0]))
+    assert np.allclose(p[:2], 0.5) and p[2] < 1e-9
+    # A class one reading rules out entirely is not revived; no division by zero.
+    q = pooled(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    assert np.isfinite(q).all() and np.isclose(q.sum(), 1.0)

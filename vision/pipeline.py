@@ -26,7 +26,7 @@ from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
 from vision.recognizer import Reading, TileRecognizer, small_board_advice
 from vision.sources import FrameSource, SourceFrame
-from vision.stability import SETTLE_S, StabilityTracker, StableView
+from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
@@ -192,10 +192,10 @@ class LivePipeline:
     def _second_look(self, view: StableView, image: np.ndarray, corners: np.ndarray) -> StableView:
         """A steady view is what gets decided, so it is worth a closer look: the squares
         read again at all four quarter turns (four times the work of a frame's reading,
-        spent once per steady moment), averaged with the frames' readings."""
+        spent once per steady moment), pooled with the frames' readings."""
         turned = self.recognizer.read_board(image, corners, self.layout, all_turns=True)
         probabilities = {
-            s: (p + turned[s].probabilities) / 2 if s in turned else p
+            s: pooled(p, turned[s].probabilities) if s in turned else p
             for s, p in view.probabilities.items()
         }
         view = replace(view, probabilities=probabilities)

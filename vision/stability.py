@@ -27,6 +27,23 @@ MAX_AVERAGE_S = 1.0
 """Readings older than this are not averaged into the view."""
 
 
+def pooled(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Two readings of one square combined as their normalised geometric mean (a
+    logarithmic pool): where both lean to one class the result is surer than their
+    average, and a class either reading rules out stays ruled out. A steady view's
+    frames and its closer look at four turns are pooled this way: averaging their
+    probabilities instead let the less sure reading hold many squares below the
+    "?" threshold (models/README.md, "Session 11").
+
+    >>> p = pooled(np.array([0.95, 0.05]), np.array([0.999, 0.001]))
+    >>> round(float(p[0]), 3), round(float(p.sum()), 6)
+    (0.993, 1.0)
+    """
+    floor = 1e-12  # a zero in one reading must not make the product all zero
+    product = np.sqrt(np.maximum(first, floor) * np.maximum(second, floor))
+    return product / product.sum(axis=-1, keepdims=True)
+
+
 @dataclass(frozen=True)
 class StableView:
     """The board's readings, averaged over a still, unobstructed moment."""
