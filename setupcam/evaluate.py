@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from setupcam.live_app import SessionLink, SimulatedPlayers
 from setupcam.session import GameSession
 from setupcam.store import GameStore
 from vision.pipeline import FrameReport, LivePipeline, PipelineRunner
-from vision.recognizer import TileRecognizer
+from vision.recognizer import COVERED, TileRecognizer, label_of
 from vision.sim_source import SimulatedTableSource
 from vision.sources import SourceFrame
 from vision.synth.sequence import GameStream
@@ -49,6 +49,13 @@ class EvalReport:
     per_square_wrong: float = 0.0
     """Read confidently and wrongly (the part of the error that "?" does not flag)."""
     exact_position_rate: float = 0.0
+    steady_views: int = 0
+    """Steady views taken: what the game is decided from (a still moment's frames
+    pooled with a closer look at four quarter turns)."""
+    steady_view_error: float = 0.0
+    """Per-square error of the steady views' readings ("?" or wrong, at the
+    recognizer's threshold), over the squares no hand covers."""
+    steady_view_wrong: float = 0.0
     turns: int = 0
     turns_correct: int = 0
     turns_flagged: int = 0
@@ -88,6 +95,10 @@ class _GameTally:
     clean_frames: int = 0
     exact_frames: int = 0
     not_found: int = 0
+    view_squares: int = 0
+    view_wrong: int = 0
+    view_unknown: int = 0
+    views: int = 0
     hand_left: dict[int, float] = field(default_factory=dict)
     """Per turn, when the hand last left the squares (the first clear frame after its last tile)."""
     shown_at: dict[int, list[float]] = field(default_factory=dict)
@@ -96,7 +107,9 @@ class _GameTally:
     _last_placed_turn: int | None = None
     _turns_seen: int = 0
 
-    def add(self, frame: SourceFrame, report: FrameReport, session: GameSession) -> None:
+    def add(
+        self, frame: SourceFrame, report: FrameReport, session: GameSession, threshold: float
+    ) -> None:
         truth = frame.truth
         for event in frame.events:
             if event.kind == "tile_placed":
@@ -117,6 +130,8 @@ class _GameTally:
         if report.location is None:
             self.not_found += 1
             return
+        if truth is not None and report.view is not None:
+            self._add_view(truth, report.view.probabilities, threshold)
         if truth is None or report.readings is None or report.obstructed:
             return
         wrong_here = 0
@@ -133,6 +148,18 @@ class _GameTally:
                 wrong_here += 1
         self.clean_frames += 1
         self.exact_frames += wrong_here == 0
+
+    def _add_view(self, truth, probabilities: Mapping[str, np.ndarray], threshold: float) -> None:
+        self.views += 1
+        for square, p in probabilities.items():
+            if truth.coverage.get(square, 0.0) > 0:
+                continue
+            self.view_squares += 1
+            best = int(np.argmax(p))
+            if p[best] < threshold or best == COVERED:
+                self.view_unknown += 1
+            elif label_of(best) != truth.position[square]:
+                self.view_wrong += 1
 
 
 def _compare_turns(
@@ -210,6 +237,7 @@ def evaluate(
     report = EvalReport()
     frame_ms: list[float] = []
     delays: list[float] = []
+    view_squares = 0
     for game in range(games):
         session = GameSession(GameStore(":memory:"))
         source = SimulatedTableSource(
@@ -238,7 +266,7 @@ def evaluate(
         started = time.monotonic()
         for frame in source:
             result = runner.step(frame)
-            tally.add(frame, result, session)
+            tally.add(frame, result, session, pipeline.recognizer.threshold)
             report.frames += 1
             if progress and report.frames % 50 == 0:
                 state = session.state
@@ -264,11 +292,17 @@ def evaluate(
         report.per_square_wrong += tally.wrong
         report.exact_position_rate += tally.exact_frames
         report.frames_clear += tally.clean_frames
+        report.steady_views += tally.views
+        report.steady_view_error += tally.view_wrong + tally.view_unknown
+        report.steady_view_wrong += tally.view_wrong
+        view_squares += tally.view_squares
     squares = max(1, report.squares_read)
     report.per_square_error /= squares
     report.per_square_unknown /= squares
     report.per_square_wrong /= squares
     report.exact_position_rate /= max(1, report.frames_clear)
+    report.steady_view_error /= max(1, view_squares)
+    report.steady_view_wrong /= max(1, view_squares)
     if frame_ms:
         report.frame_ms_p50 = float(np.percentile(frame_ms, 50))
         report.frame_ms_p95 = float(np.percentile(frame_ms, 95))

@@ -77,6 +77,11 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
     assert report["squares_read"] > 1000
     assert report["per_square_wrong"] <= PER_SQUARE_TARGET
     assert report["per_square_error"] <= PER_SQUARE_ERROR_TODAY
+    # The game is decided from steady views, at least one per turn; what they read
+    # confidently must be as right as every frame's reading.
+    assert report["steady_views"] >= report["turns"]
+    assert report["steady_view_wrong"] <= PER_SQUARE_TARGET
+    assert 0 <= report["steady_view_error"] < 1
 
 
 def test_enrolling_each_game_reads_the_held_out_art() -> None:
@@ -92,3 +97,4 @@ def test_enrolling_each_game_reads_the_held_out_art() -> None:
     assert enrolled.per_square_wrong <= ENROLLED_WRONG_CEILING
     assert enrolled.per_square_error < 0.6 * alone.per_square_error
     assert enrolled.turns_correct > alone.turns_correct
+    assert enrolled.steady_view_error < 0.6 * alone.steady_view_error

@@ -72,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
             "exact positions",
             f"{report.exact_position_rate:.2%} of {report.frames_clear} clear frames",
         ),
+        (
+            "per-square error of the steady views",
+            f"{report.steady_view_error:.4%} of {report.steady_views} views "
+            f"(confidently wrong {report.steady_view_wrong:.4%})",
+        ),
         ("turns", str(report.turns)),
         ("  scored right", str(report.turns_correct)),
         ("  flagged for the players", str(report.turns_flagged)),
