@@ -86,7 +86,7 @@ def test_a_different_board_drops_the_steady_view() -> None:
 
 def test_something_left_on_the_border_stops_blocking_after_a_while() -> None:
     class NoReader:
-        def read_board(self, image, corners, layout, all_turns=False):  # type: ignore[no-untyped-def]
+        def read_board(self, image, corners, layout, **options):  # type: ignore[no-untyped-def]
             return {}
 
     pipeline = LivePipeline(NoReader())  # type: ignore[arg-type]

@@ -35,7 +35,13 @@ class TruthReader:
         self.confidence = confidence
 
     def read_board(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
+        self,
+        image: np.ndarray,
+        corners: np.ndarray,
+        layout: Layout,
+        *,
+        all_turns: bool = False,
+        second_look: int = 0,
     ) -> dict[str, Reading]:
         assert self.truth is not None
         readings = {}
@@ -102,7 +108,13 @@ class ReaderThroughCorners(TruthReader):
     another square's tile, as a real classifier would report."""
 
     def read_board(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
+        self,
+        image: np.ndarray,
+        corners: np.ndarray,
+        layout: Layout,
+        *,
+        all_turns: bool = False,
+        second_look: int = 0,
     ) -> dict[str, Reading]:
         from vision.pipeline import turned_position
 

@@ -310,3 +310,24 @@ def test_reading_at_all_four_turns(recognizer: TileRecognizer) -> None:
     )
     assert list(by_square) == list(LAYOUT.squares)
     assert np.allclose([by_square[s].probabilities for s in LAYOUT.squares], turned)
+
+
+def test_second_look_rereads_only_the_doubtful_squares(recognizer: TileRecognizer) -> None:
+    """A frame's "?" squares (not hands) are read again at four turns, at most
+    ``second_look`` of them, the surest first; the others keep their one-pass reading."""
+    reread = 0
+    for frame in _frames(30, hands=True, seed=TEST_SEED + 500):
+        crops = recognizer.crops(frame.image, frame.truth.board_corners_distorted, LAYOUT)
+        single = recognizer.probabilities(crops)
+        turned = recognizer.probabilities_all_turns(crops)
+        looked = np.array([r.probabilities for r in recognizer.read_crops(crops, second_look=2)])
+        confidence = single.max(axis=1)
+        doubtful = (confidence < recognizer.threshold) & (single.argmax(axis=1) != COVERED)
+        chosen = np.flatnonzero(doubtful)[np.argsort(-confidence[doubtful], kind="stable")][:2]
+        changed = ~np.all(np.isclose(looked, single, atol=1e-6), axis=1)
+        assert set(np.flatnonzero(changed)) <= set(chosen.tolist())
+        assert np.allclose(looked[chosen], turned[chosen], atol=1e-6)
+        others = np.setdiff1d(np.arange(12), chosen)
+        assert np.allclose(looked[others], single[others], atol=1e-6)
+        reread += len(chosen)
+    assert reread >= 5  # the frames do have doubtful squares to look at again

@@ -31,6 +31,10 @@ from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
 last steady view, above which the square counts as disturbed this turn."""
+SECOND_LOOK_SQUARES = 3
+"""A frame's squares left "?" (not hands) are read again at all four quarter turns, at
+most this many per frame: 4 crops each, about 0.8 ms a square, so a frame stays well
+inside its 20 ms (models/README.md, "Session 11")."""
 STALE_BORDER_S = 2.0
 """Something over the board's border that has not moved for this long is taken as
 part of the table (a cup, a shadow, a border that looked different when the steady
@@ -158,7 +162,9 @@ class LivePipeline:
             return FrameReport(
                 now, None, None, True, 0.0, board_state=self.board.state, timings_ms=timings
             )
-        readings = self.recognizer.read_board(image, location.corners, self.layout)
+        readings = self.recognizer.read_board(
+            image, location.corners, self.layout, second_look=SECOND_LOOK_SQUARES
+        )
         lap("read")
         moving = self.motion.update(image, location.corners)
         # Hands are seen directly: moving, or an arm over the border ring. A square the

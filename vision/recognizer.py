@@ -295,10 +295,23 @@ class TileRecognizer:
             )
         return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
 
-    def read_crops(self, crops: np.ndarray, *, all_turns: bool = False) -> list[Reading]:
+    def read_crops(
+        self, crops: np.ndarray, *, all_turns: bool = False, second_look: int = 0
+    ) -> list[Reading]:
         """One :class:`Reading` per crop, from a single model call (at all four quarter
-        turns with ``all_turns``: slower, better; for a photo or a steady view)."""
+        turns with ``all_turns``: slower, better; for a photo or a steady view).
+
+        With ``second_look`` (and not ``all_turns``), up to that many crops left "?"
+        and not taken for a hand are read again at all four turns, the surest first
+        (they are the likeliest to be settled): a frame's few doubtful squares get
+        the better reading for a fraction of its cost."""
         probs = self.probabilities_all_turns(crops) if all_turns else self.probabilities(crops)
+        if second_look and not all_turns:
+            confidence, best = probs.max(axis=1), probs.argmax(axis=1)
+            unsure = np.flatnonzero((confidence < self.threshold) & (best != COVERED))
+            unsure = unsure[np.argsort(-confidence[unsure], kind="stable")][:second_look]
+            if len(unsure):
+                probs[unsure] = self.probabilities_all_turns(crops[unsure])
         out = []
         for row in probs:
             best = int(np.argmax(row))
@@ -312,8 +325,16 @@ class TileRecognizer:
         return square_crops(image, corners, layout, self.crop_px, self.info.crop_span)
 
     def read_board(
-        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, all_turns: bool = False
+        self,
+        image: np.ndarray,
+        corners: np.ndarray,
+        layout: Layout,
+        *,
+        all_turns: bool = False,
+        second_look: int = 0,
     ) -> dict[str, Reading]:
-        """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE, SW)."""
-        readings = self.read_crops(self.crops(image, corners, layout), all_turns=all_turns)
+        """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE,
+        SW); ``all_turns`` and ``second_look`` as in :meth:`read_crops`."""
+        crops = self.crops(image, corners, layout)
+        readings = self.read_crops(crops, all_turns=all_turns, second_look=second_look)
         return dict(zip(layout.squares, readings, strict=True))
