@@ -99,14 +99,15 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or default_enrollment_path()
     enrollment.save(out)
 
-    # Read the photos back, before and after, so the user sees what enrolment did.
+    # Read the photos back, before and after, so the user sees what enrolment did:
+    # at four turns, as `recognize` reads a photo.
     enrolled = TileRecognizer.load(args.model, out)
     right_before = right_after = total = 0
     misread: list[str] = []
     for sample in samples:
         truth = position_labels(sample.position, layout)
-        before = base.read_board(sample.image, sample.corners, layout)
-        after = enrolled.read_board(sample.image, sample.corners, layout)
+        before = base.read_board(sample.image, sample.corners, layout, all_turns=True)
+        after = enrolled.read_board(sample.image, sample.corners, layout, all_turns=True)
         for square, want in zip(layout.squares, truth, strict=True):
             total += 1
             right_before += int(before[square].best_index == want and before[square].label != "?")
