@@ -331,3 +331,23 @@ def test_second_look_rereads_only_the_doubtful_squares(recognizer: TileRecognize
         assert np.allclose(looked[others], single[others], atol=1e-6)
         reread += len(chosen)
     assert reread >= 5  # the frames do have doubtful squares to look at again
+
+
+def test_four_turns_have_their_own_temperature(recognizer: TileRecognizer, tmp_path: Path) -> None:
+    """The mean of four turns' logits is read with the temperature fitted for it
+    (``temperature_all_turns`` in tiles.json); a tiles.json without one uses the
+    one-pass temperature."""
+    from vision.recognizer import ModelInfo, softmax
+
+    info = recognizer.info
+    assert 0 < info.temperature_all_turns != info.temperature
+    frame = next(_frames(1, hands=False))
+    crops = recognizer.crops(frame.image, frame.truth.board_corners_distorted, LAYOUT)
+    logits, _ = recognizer.run(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)]))
+    mean = logits.reshape(4, 12, -1).mean(axis=0)
+    turned = recognizer.probabilities_all_turns(crops)
+    assert np.allclose(turned, softmax(mean, info.temperature_all_turns), atol=1e-6)
+    older = json.loads(Path(recognizer.path).with_suffix(".json").read_text(encoding="utf-8"))
+    del older["temperature_all_turns"]
+    (tmp_path / "old.json").write_text(json.dumps(older), encoding="utf-8")
+    assert ModelInfo.load(tmp_path / "old.json").temperature_all_turns == info.temperature

@@ -162,6 +162,8 @@ class ModelInfo:
     temperature: float
     threshold: float
     embedding_dim: int
+    temperature_all_turns: float = 0.0
+    """The softmax temperature of the four turns' mean logits (0: ``temperature``)."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -177,6 +179,7 @@ class ModelInfo:
             temperature=float(data["temperature"]),
             threshold=float(data["threshold"]),
             embedding_dim=int(data["embedding_dim"]),
+            temperature_all_turns=float(data.get("temperature_all_turns", data["temperature"])),
             extra=data,
         )
 
@@ -282,9 +285,10 @@ class TileRecognizer:
 
     def probabilities_all_turns(self, crops: np.ndarray) -> np.ndarray:
         """Like :meth:`probabilities`, from each crop read at all four quarter turns in
-        one model call (logits averaged): a tile may face any player, and the turns a
-        reading does not depend on average out. Four times the work, so the live
-        pipeline spends it only on a steady view, not on every frame."""
+        one model call (logits averaged, then their own temperature): a tile may face
+        any player, and the turns a reading does not depend on average out. Four times
+        the work, so the live pipeline spends it on a steady view and on a frame's few
+        doubtful squares, not on every square of every frame."""
         n = len(crops)
         turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
         logits, embedding = self.run(turned)
@@ -293,7 +297,8 @@ class TileRecognizer:
             return self.enrollment.probabilities_all_turns(
                 logits, embedding, colour_features(crops), self.info.temperature
             )
-        return softmax(logits.reshape(4, n, -1).mean(axis=0), self.info.temperature)
+        mean_logits = logits.reshape(4, n, -1).mean(axis=0)
+        return softmax(mean_logits, self.info.temperature_all_turns or self.info.temperature)
 
     def read_crops(
         self, crops: np.ndarray, *, all_turns: bool = False, second_look: int = 0

@@ -215,6 +215,13 @@ def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)), np.float32)
 
 
+def onnx_logits_all_turns(path: Path, x: np.ndarray) -> np.ndarray:
+    """Mean logits of each crop over its four quarter turns, as
+    :meth:`vision.recognizer.TileRecognizer.probabilities_all_turns` averages them."""
+    turns = [onnx_logits(path, np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))) for k in range(4)]
+    return np.mean(turns, axis=0)
+
+
 def train(
     cfg: TrainConfig,
     out_dir: Path,
@@ -287,6 +294,12 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     val_logits = onnx_logits(onnx_path, val.x)
     temperature = fit_temperature(val_logits, val.y.astype(np.int64))
     threshold = choose_threshold(softmax(val_logits, temperature), val.y.astype(np.int64))
+    # The mean of four turns' logits is steadier than one pass's, so it has its own
+    # temperature (by likelihood, as the first); the "?" threshold stays the one-pass
+    # one, the stricter (models/README.md, "Session 11").
+    temperature_all_turns = fit_temperature(
+        onnx_logits_all_turns(onnx_path, val.x), val.y.astype(np.int64)
+    )
 
     meta = {
         "labels": list(LABELS),
@@ -295,6 +308,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
         "outputs": ["logits", "embedding"],
         "crop_span": CROP_SPAN,
         "temperature": round(temperature, 5),
+        "temperature_all_turns": round(temperature_all_turns, 5),
         "threshold": round(threshold, 6),
         "embedding_dim": EMBEDDING_DIM,
         "architecture": describe(),
