@@ -26,7 +26,7 @@ from setupcam.live_app import SessionLink, SimulatedPlayers
 from setupcam.session import GameSession
 from setupcam.store import GameStore
 from vision.pipeline import FrameReport, LivePipeline, PipelineRunner
-from vision.recognizer import COVERED, TileRecognizer, label_of
+from vision.recognizer import Reading, TileRecognizer
 from vision.sim_source import SimulatedTableSource
 from vision.sources import SourceFrame
 from vision.synth.sequence import GameStream
@@ -131,35 +131,35 @@ class _GameTally:
             self.not_found += 1
             return
         if truth is not None and report.view is not None:
-            self._add_view(truth, report.view.probabilities, threshold)
+            view = {s: Reading.of(p, threshold) for s, p in report.view.probabilities.items()}
+            squares, wrong, unknown = _scored(view, truth)
+            self.views += 1
+            self.view_squares += squares
+            self.view_wrong += wrong
+            self.view_unknown += unknown
         if truth is None or report.readings is None or report.obstructed:
             return
-        wrong_here = 0
-        for square, reading in report.readings.items():
-            if truth.coverage.get(square, 0.0) > 0:
-                continue
-            expected = truth.position[square]
-            self.squares += 1
-            if reading.unread:  # "?" or a hand: the app waits
-                self.unknown += 1
-                wrong_here += 1
-            elif reading.label != expected:
-                self.wrong += 1
-                wrong_here += 1
+        squares, wrong, unknown = _scored(report.readings, truth)
+        self.squares += squares
+        self.wrong += wrong
+        self.unknown += unknown
         self.clean_frames += 1
-        self.exact_frames += wrong_here == 0
+        self.exact_frames += wrong + unknown == 0
 
-    def _add_view(self, truth, probabilities: Mapping[str, np.ndarray], threshold: float) -> None:
-        self.views += 1
-        for square, p in probabilities.items():
-            if truth.coverage.get(square, 0.0) > 0:
-                continue
-            self.view_squares += 1
-            best = int(np.argmax(p))
-            if p[best] < threshold or best == COVERED:
-                self.view_unknown += 1
-            elif label_of(best) != truth.position[square]:
-                self.view_wrong += 1
+
+def _scored(readings: Mapping[str, Reading], truth: Any) -> tuple[int, int, int]:
+    """Squares no hand covers, and how many of them are read wrong or left unread
+    ("?" or a hand: the app waits)."""
+    squares = wrong = unknown = 0
+    for square, reading in readings.items():
+        if truth.coverage.get(square, 0.0) > 0:
+            continue
+        squares += 1
+        if reading.unread:
+            unknown += 1
+        elif reading.label != truth.position[square]:
+            wrong += 1
+    return squares, wrong, unknown
 
 
 def _compare_turns(

@@ -103,6 +103,19 @@ class Reading:
     def best_index(self) -> int:
         return int(np.argmax(self.probabilities))
 
+    @classmethod
+    def of(cls, probabilities: np.ndarray, threshold: float) -> Reading:
+        """The reading of one square's class probabilities: the best class, or "?"
+        below ``threshold``.
+
+        >>> Reading.of(np.eye(len(LABELS))[EMPTY] * 0.9, 0.95).text
+        '?'
+        """
+        best = int(np.argmax(probabilities))
+        confidence = float(probabilities[best])
+        label: Label = label_of(best) if confidence >= threshold else UNKNOWN
+        return cls(label, confidence, probabilities)
+
 
 SMALL_BOARD_PX = 300
 """Below this width in the picture (pixels, mean of the outline's sides) a board's
@@ -162,8 +175,9 @@ class ModelInfo:
     temperature: float
     threshold: float
     embedding_dim: int
-    temperature_all_turns: float = 0.0
-    """The softmax temperature of the four turns' mean logits (0: ``temperature``)."""
+    temperature_all_turns: float
+    """The softmax temperature of the four turns' mean logits (``temperature`` for a
+    model shipped without one)."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -298,7 +312,7 @@ class TileRecognizer:
                 logits, embedding, colour_features(crops), self.info.temperature
             )
         mean_logits = logits.reshape(4, n, -1).mean(axis=0)
-        return softmax(mean_logits, self.info.temperature_all_turns or self.info.temperature)
+        return softmax(mean_logits, self.info.temperature_all_turns)
 
     def read_crops(
         self, crops: np.ndarray, *, all_turns: bool = False, second_look: int = 0
@@ -317,13 +331,7 @@ class TileRecognizer:
             unsure = unsure[np.argsort(-confidence[unsure], kind="stable")][:second_look]
             if len(unsure):
                 probs[unsure] = self.probabilities_all_turns(crops[unsure])
-        out = []
-        for row in probs:
-            best = int(np.argmax(row))
-            conf = float(row[best])
-            label: Label = label_of(best) if conf >= self.threshold else UNKNOWN
-            out.append(Reading(label, conf, row))
-        return out
+        return [Reading.of(row, self.threshold) for row in probs]
 
     def crops(self, image: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
         """The classifier's input crops of every square (layout order)."""
