@@ -33,7 +33,8 @@ TOUCHED = 6.0
 last steady view, above which the square counts as disturbed this turn."""
 SECOND_LOOK_SQUARES = 3
 """A frame's squares left "?" (not hands) are read again at all four quarter turns, at
-most this many per frame: 4 crops each, about 0.8 ms a square, so a frame stays well
+most this many per frame: 4 crops each, about 0.8 ms a square (12 crops take 2.4-2.5 ms
+in `bench_recognizer`), so a frame stays well
 inside its 20 ms (models/README.md, "Session 11")."""
 STALE_BORDER_S = 2.0
 """Something over the board's border that has not moved for this long is taken as
