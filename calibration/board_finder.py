@@ -1224,13 +1224,37 @@ def _thumb_shift(reference: np.ndarray, current: np.ndarray) -> float:
 
     Patch correlation alone forgives a shift of a few pixels (smooth art still
     correlates); phase correlation measures it, so a small bump under a hand is
-    noticed instead of reading squares through a slightly stale homography.
+    noticed instead of reading squares through a slightly stale homography. It is
+    measured on the four sides of the border band, where tiles never go (over the
+    whole board, a tile put down near the middle moved the estimate by up to a
+    pixel), and the sides' median ignores one side a hand lies over.
     """
-    window = cv2.createHanningWindow((THUMB, THUMB), cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(
-        reference.astype(np.float32), current.astype(np.float32), window
-    )
+    shifts = []
+    for rows, cols in _BAND_STRIPS:
+        a = reference[rows, cols].astype(np.float32)
+        b = current[rows, cols].astype(np.float32)
+        window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
+        (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
+        shifts.append((dx, dy))
+    dx, dy = np.median(np.array(shifts), axis=0)
     return float(math.hypot(dx, dy))
+
+
+def _band_strips() -> list[tuple[slice, slice]]:
+    """The thumbnail's four border strips (north, south, west, east), table margin
+    included: its edge against the board is the sharpest texture there is."""
+    span = 1 + 2 * THUMB_MARGIN
+    depth = round((RING[1] + THUMB_MARGIN) * (THUMB - 1) / span)
+    everything = slice(None)
+    return [
+        (slice(0, depth), everything),
+        (slice(THUMB - depth, THUMB), everything),
+        (everything, slice(0, depth)),
+        (everything, slice(THUMB - depth, THUMB)),
+    ]
+
+
+_BAND_STRIPS = _band_strips()
 
 
 def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:

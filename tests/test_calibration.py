@@ -596,6 +596,27 @@ def test_tracker_re_registers_after_a_simulated_bump():
     assert _rel_error(np.roll(located.corners, turns, 0), truth) < 0.01
 
 
+def test_board_slide_is_measured_on_the_border_not_on_new_tiles():
+    from calibration.board_finder import _thumb_shift, board_thumbnail
+
+    scene = render_board_scene(np.random.default_rng(10))
+    location = find_board(scene.image, LAYOUT)
+    reference = board_thumbnail(scene.image, location).astype(np.float32)
+
+    def with_new_tiles(thumb: np.ndarray) -> np.ndarray:
+        thumb = thumb.copy()
+        for y, x in ((46, 40), (46, 66)):  # two light cards with a dark stroke
+            thumb[y : y + 22, x : x + 22] = 235.0
+            thumb[y + 5 : y + 17, x + 9 : x + 13] = 30.0
+        return thumb
+
+    # Measured over the whole board, these tiles alone made the board seem to slide
+    # half a pixel; the border band has not moved at all.
+    assert _thumb_shift(reference, with_new_tiles(reference)) < 0.1
+    slid = cv2.warpAffine(reference, np.float32([[1, 0, 2.0], [0, 1, -1.0]]), (128, 128))
+    assert abs(_thumb_shift(reference, with_new_tiles(slid)) - np.hypot(2.0, 1.0)) < 0.4
+
+
 def test_moved_board_under_hands_is_not_tracked_with_stale_corners():
     import dataclasses
 
