@@ -89,9 +89,8 @@ class MotionDetector:
         self.intrusion = 0.0
         self.change_from_background = None
         if self._background is not None:
-            change = _unexplained_change(self._background, thumb)
-            self.change_from_background = change
-            self.intrusion = _ring_level(change)
+            self.change_from_background = _unexplained_change(self._background, thumb)
+            self.intrusion = _ring_level(_ring_change(self._background, thumb))
         if previous is None:
             self.level = 0.0
             return False
@@ -183,16 +182,33 @@ def _rewarp(thumb: np.ndarray, old_corners: np.ndarray, new_corners: np.ndarray)
 
 
 def _ring_median(background: np.ndarray, thumb: np.ndarray) -> float:
-    return float(np.median(_ring_blocks_levels(_unexplained_change(background, thumb))))
+    return float(np.median(_ring_blocks_levels(_ring_change(background, thumb))))
 
 
 def _unexplained_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     # A camera shaken by a fraction of a pixel changes sharp edges a lot and flat
     # areas not at all; discount the change such a shake explains (it grows with the
     # local gradient), so only new things on the board count.
-    gx = cv2.Sobel(before, cv2.CV_32F, 1, 0, ksize=3) / 8
-    gy = cv2.Sobel(before, cv2.CV_32F, 0, 1, ksize=3) / 8
-    return np.maximum(np.abs(after - before) - SHAKE_PX * np.hypot(gx, gy), 0)
+    return np.maximum(np.abs(after - before) - SHAKE_PX * _gradient(before), 0)
+
+
+def _ring_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """:func:`_unexplained_change` for the border ring, where no tile ever goes: a
+    shaken edge lands up to a pixel from where it was, so each pixel is allowed the
+    strongest edge around it in either view. On small boards (a thumbnail pixel is
+    6-7 image pixels) the border track's edges alone otherwise looked like an arm;
+    on the squares this would also hide a tile put down on a like-coloured one."""
+    edges = cv2.dilate(np.maximum(_gradient(before), _gradient(after)), _NEIGHBOURS)
+    return np.maximum(np.abs(after - before) - SHAKE_PX * edges, 0)
+
+
+_NEIGHBOURS = np.ones((3, 3), np.uint8)
+
+
+def _gradient(thumb: np.ndarray) -> np.ndarray:
+    gx = cv2.Sobel(thumb, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(thumb, cv2.CV_32F, 0, 1, ksize=3) / 8
+    return np.hypot(gx, gy)
 
 
 def _block_means(change: np.ndarray) -> np.ndarray:
