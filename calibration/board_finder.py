@@ -1175,15 +1175,15 @@ def board_thumbnail(image: np.ndarray, location: BoardLocation) -> np.ndarray:
     return cv2.warpPerspective(grey, h, (THUMB, THUMB), flags=cv2.INTER_LINEAR)
 
 
+def _thumb_px(v: float) -> int:
+    """The thumbnail pixel of board coordinate ``v`` (the table margin included)."""
+    return round((v + THUMB_MARGIN) * (THUMB - 1) / (1 + 2 * THUMB_MARGIN))
+
+
 def _ring_patches() -> list[tuple[slice, slice]]:
     """Sixteen patches of the border band of the thumbnail, four per side."""
-    span = 1 + 2 * THUMB_MARGIN
-
-    def px(v: float) -> int:
-        return round((v + THUMB_MARGIN) * (THUMB - 1) / span)
-
-    lo, hi = px(-THUMB_MARGIN), px(RING[1])
-    cuts = [px(v) for v in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    lo, hi = _thumb_px(-THUMB_MARGIN), _thumb_px(RING[1])
+    cuts = [_thumb_px(v) for v in (0.0, 0.25, 0.5, 0.75, 1.0)]
     patches = []
     for a, b in itertools.pairwise(cuts):
         patches.append((slice(lo, hi), slice(a, b)))  # north band
@@ -1230,10 +1230,9 @@ def _thumb_shift(reference: np.ndarray, current: np.ndarray) -> float:
     pixel), and the sides' median ignores one side a hand lies over.
     """
     shifts = []
-    for rows, cols in _BAND_STRIPS:
+    for (rows, cols), window in zip(_BAND_STRIPS, _STRIP_WINDOWS, strict=True):
         a = reference[rows, cols].astype(np.float32)
         b = current[rows, cols].astype(np.float32)
-        window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
         (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
         shifts.append((dx, dy))
     dx, dy = np.median(np.array(shifts), axis=0)
@@ -1243,8 +1242,7 @@ def _thumb_shift(reference: np.ndarray, current: np.ndarray) -> float:
 def _band_strips() -> list[tuple[slice, slice]]:
     """The thumbnail's four border strips (north, south, west, east), table margin
     included: its edge against the board is the sharpest texture there is."""
-    span = 1 + 2 * THUMB_MARGIN
-    depth = round((RING[1] + THUMB_MARGIN) * (THUMB - 1) / span)
+    depth = _thumb_px(RING[1])
     everything = slice(None)
     return [
         (slice(0, depth), everything),
@@ -1255,6 +1253,11 @@ def _band_strips() -> list[tuple[slice, slice]]:
 
 
 _BAND_STRIPS = _band_strips()
+_STRIP_WINDOWS = [
+    cv2.createHanningWindow(np.zeros((THUMB, THUMB))[strip].shape[::-1], cv2.CV_32F)
+    for strip in _BAND_STRIPS
+]
+"""Each strip's phase-correlation window (the same every frame)."""
 
 
 def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:
