@@ -6,11 +6,12 @@ Needs the ``train`` extra (torch), which scripts/setup-env.sh installs for CI.
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 
-from vision.recognizer import LABELS, TileRecognizer
+from vision.recognizer import COVERED, LABELS, TileRecognizer
 from vision.training.evaluate import choose_threshold, fit_temperature, score
 from vision.training_data import CropSet, DataSpec, generate, load_or_generate
 
@@ -31,10 +32,22 @@ def test_parallel_rendering_gives_the_same_crops() -> None:
     spec = DataSpec(name="p", seed=9, tables=3, views=2, resolutions=((640, 360),))
     serial = generate(spec, progress=False, workers=1)
     parallel = generate(spec, progress=False, workers=2)
-    for field in ("x", "y", "family", "frame", "coverage"):
-        a, b = getattr(serial, field), getattr(parallel, field)
-        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), field
+    for field in fields(CropSet):
+        a, b = getattr(serial, field.name), getattr(parallel, field.name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), field.name
     assert serial.frame.max() == 5
+
+
+def test_crops_know_the_tile_under_a_hand_and_how_hard_the_frame_was() -> None:
+    spec = DataSpec(name="h", seed=3, tables=4, views=2, resolutions=((640, 360),), hand_rate=1.0)
+    data = generate(spec, progress=False, workers=1)
+    covered = data.y == COVERED
+    assert covered.any() and (data.coverage[covered] >= 0.2).all()
+    # Without a hand a square's label is its top; under one, the tile or empty lying there.
+    assert np.array_equal(data.top[~covered], data.y[~covered])
+    assert (data.top[covered] != COVERED).all()
+    assert np.all(np.diff(data.board_px.reshape(-1, 12), axis=1) == 0)  # one value per frame
+    assert data.board_px.min() > 100 and data.board_px.max() < 640
 
 
 def test_calibration_helpers() -> None:

@@ -30,11 +30,12 @@ import os
 import sys
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
 
+from calibration.board_finder import board_width_px
 from engine import Layout
 from vision.board_view import square_crops
 from vision.recognizer import COVERED, EMPTY, LABELS
@@ -109,7 +110,11 @@ class CropSet:
 
     ``family`` indexes :data:`vision.synth.FAMILIES`; ``frame`` numbers the frame
     within the set (12 consecutive crops per frame); ``coverage`` is the fraction
-    of the square a hand hides.
+    of the square a hand hides; ``top`` is the label the square has without the
+    hand (its top tile, or empty), so that a square under a hand read as the tile
+    that really lies there is not counted as a wrong tile; ``board_px`` (the board's
+    width in the frame) and ``motion_blur`` (the frame's motion blur in pixels, 0
+    for a still camera) say how hard the frame was to read.
     """
 
     x: np.ndarray
@@ -117,38 +122,39 @@ class CropSet:
     family: np.ndarray
     frame: np.ndarray
     coverage: np.ndarray
+    top: np.ndarray
+    board_px: np.ndarray
+    motion_blur: np.ndarray
 
     def __len__(self) -> int:
         return len(self.y)
 
     def subset(self, mask: np.ndarray) -> CropSet:
-        return CropSet(
-            self.x[mask], self.y[mask], self.family[mask], self.frame[mask], self.coverage[mask]
-        )
+        return CropSet(**{name: getattr(self, name)[mask] for name in self._fields()})
 
     @staticmethod
     def concat(sets: list[CropSet]) -> CropSet:
         offsets = np.cumsum([0] + [int(s.frame.max()) + 1 if len(s) else 0 for s in sets])
-        return CropSet(
-            np.concatenate([s.x for s in sets]),
-            np.concatenate([s.y for s in sets]),
-            np.concatenate([s.family for s in sets]),
-            np.concatenate([s.frame + o for s, o in zip(sets, offsets, strict=False)]),
-            np.concatenate([s.coverage for s in sets]),
-        )
+        joined = {
+            name: np.concatenate([getattr(s, name) for s in sets]) for name in CropSet._fields()
+        }
+        joined["frame"] = np.concatenate([s.frame + o for s, o in zip(sets, offsets, strict=False)])
+        return CropSet(**joined)
+
+    @staticmethod
+    def _fields() -> tuple[str, ...]:
+        return tuple(f.name for f in fields(CropSet))
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(
-            tmp, x=self.x, y=self.y, family=self.family, frame=self.frame, coverage=self.coverage
-        )
+        np.savez_compressed(tmp, **{name: getattr(self, name) for name in self._fields()})
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> CropSet:
         with np.load(path) as data:
-            return cls(data["x"], data["y"], data["family"], data["frame"], data["coverage"])
+            return cls(**{name: data[name] for name in cls._fields()})
 
 
 def crop_labels(frame, layout: Layout) -> list[int]:
@@ -165,6 +171,15 @@ def crop_labels(frame, layout: Layout) -> list[int]:
     return out
 
 
+def top_labels(frame, layout: Layout) -> list[int]:
+    """The label of every square as if no hand were there: its top tile, or empty."""
+    out = []
+    for square in layout.squares:
+        tile = frame.truth.position.squares[square]
+        out.append(EMPTY if tile is None else LABELS.index(str(tile)))
+    return out
+
+
 def jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
     """Corners moved independently by up to ``amount`` x board width (sigma amount/2.5)."""
     width = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1)))
@@ -173,7 +188,8 @@ def jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float)
 
 
 def render_table(spec: DataSpec, index: int, layout: Layout):
-    """Yield the ``spec.views`` frames of table ``index`` with their crop rngs."""
+    """Yield the ``spec.views`` frames of table ``index``, each with its scene and
+    crop rng."""
     rng = np.random.default_rng([spec.seed, index])
     family = spec.families[index % len(spec.families)]
     resolution = spec.resolutions[int(rng.integers(len(spec.resolutions)))]
@@ -190,7 +206,8 @@ def render_table(spec: DataSpec, index: int, layout: Layout):
                 jitter_seed=int(rng.integers(1 << 30)),
             )
         hand = random_hand(rng) if rng.random() < spec.hand_rate else None
-        yield render_frame(replace(scene, hand=hand), rng), rng
+        shot = replace(scene, hand=hand)
+        yield render_frame(shot, rng), shot, rng
 
 
 def default_workers() -> int:
@@ -198,25 +215,36 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def render_table_crops(
-    spec: DataSpec, index: int, layout: Layout | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Crops, labels, family indices and coverage of table ``index``'s
-    ``spec.views`` frames (12 rows per frame, in frame order)."""
+def render_table_crops(spec: DataSpec, index: int, layout: Layout | None = None) -> CropSet:
+    """The crops of table ``index``'s ``spec.views`` frames (12 rows per frame, in
+    frame order; frames numbered from 0)."""
     layout = layout or Layout.load()
-    n = spec.views * len(layout.squares)
-    x = np.empty((n, spec.crop_px, spec.crop_px, 3), np.uint8)
-    y = np.empty(n, np.int16)
-    fam = np.empty(n, np.int8)
-    coverage = np.empty(n, np.float32)
-    for k, (frame, rng) in enumerate(render_table(spec, index, layout)):
+    squares = len(layout.squares)
+    x = np.empty((spec.views * squares, spec.crop_px, spec.crop_px, 3), np.uint8)
+    columns: dict[str, list] = {name: [] for name in ("y", "top", "coverage")}
+    conditions: dict[str, list] = {name: [] for name in ("family", "board_px", "motion_blur")}
+    for k, (frame, scene, rng) in enumerate(render_table(spec, index, layout)):
         corners = jitter_corners(frame.truth.board_corners_distorted, rng, spec.corner_jitter)
-        sl = slice(k * 12, k * 12 + 12)
-        x[sl] = square_crops(frame.image, corners, layout, spec.crop_px)
-        y[sl] = crop_labels(frame, layout)
-        fam[sl] = FAMILIES.index(frame.truth.family)
-        coverage[sl] = [frame.truth.coverage[s] for s in layout.squares]
-    return x, y, fam, coverage
+        x[k * squares : (k + 1) * squares] = square_crops(
+            frame.image, corners, layout, spec.crop_px
+        )
+        columns["y"] += crop_labels(frame, layout)
+        columns["top"] += top_labels(frame, layout)
+        columns["coverage"] += [frame.truth.coverage[s] for s in layout.squares]
+        conditions["family"].append(FAMILIES.index(frame.truth.family))
+        conditions["board_px"].append(board_width_px(frame.truth.board_corners_distorted))
+        conditions["motion_blur"].append(scene.photo.motion_blur_px)
+    per_crop = {name: np.repeat(values, squares) for name, values in conditions.items()}
+    return CropSet(
+        x=x,
+        y=np.array(columns["y"], np.int16),
+        family=per_crop["family"].astype(np.int8),
+        frame=np.repeat(np.arange(spec.views, dtype=np.int32), squares),
+        coverage=np.array(columns["coverage"], np.float32),
+        top=np.array(columns["top"], np.int16),
+        board_px=per_crop["board_px"].astype(np.float32),
+        motion_blur=per_crop["motion_blur"].astype(np.uint8),
+    )
 
 
 _WORKER_LAYOUT: Layout | None = None
@@ -231,9 +259,7 @@ def _init_worker() -> None:
     _WORKER_LAYOUT = Layout.load()
 
 
-def _render_in_worker(
-    job: tuple[DataSpec, int],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _render_in_worker(job: tuple[DataSpec, int]) -> CropSet:
     spec, index = job
     return render_table_crops(spec, index, _WORKER_LAYOUT)
 
@@ -252,16 +278,9 @@ def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) 
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     layout = Layout.load()
-    n_frames = spec.tables * spec.views
-    n = n_frames * len(layout.squares)
-    x = np.empty((n, spec.crop_px, spec.crop_px, 3), np.uint8)
-    y = np.empty(n, np.int16)
-    fam = np.empty(n, np.int8)
-    frame_id = np.repeat(np.arange(n_frames, dtype=np.int32), len(layout.squares))
-    coverage = np.empty(n, np.float32)
-    bar = ProgressBar(f"render {spec.name}", n_frames, enabled=progress)
-    per_table = spec.views * len(layout.squares)
+    bar = ProgressBar(f"render {spec.name}", spec.tables * spec.views, enabled=progress)
     workers = min(workers, spec.tables)
+    done: list[CropSet] = []
     with ExitStack() as stack:
         if workers == 1:
             tables = (render_table_crops(spec, t, layout) for t in range(spec.tables))
@@ -272,12 +291,11 @@ def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) 
             )
             jobs = ((spec, t) for t in range(spec.tables))
             tables = pool.imap(_render_in_worker, jobs)  # results in table order
-        for t, (tx, ty, tfam, tcov) in enumerate(tables):
-            sl = slice(t * per_table, (t + 1) * per_table)
-            x[sl], y[sl], fam[sl], coverage[sl] = tx, ty, tfam, tcov
-            bar.update((t + 1) * spec.views)
+        for table in tables:
+            done.append(table)
+            bar.update(len(done) * spec.views)
     bar.close()
-    return CropSet(x, y, fam, frame_id, coverage)
+    return CropSet.concat(done)
 
 
 def load_or_generate(

@@ -52,11 +52,23 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     return float(np.exp(res.x))
 
 
-def wrong_answers(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Answered with another tile or ``empty`` (``covered`` squares only accept
-    ``covered``). ``covered`` on a visible square is not a wrong tile: the user sees
-    "?" there, as for any hand (see :func:`unread`)."""
-    return (ans != UNKNOWN_INDEX) & (ans != y) & ~_covered_on_visible(ans, y)
+def wrong_answers(ans: np.ndarray, y: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
+    """Answered with another tile or ``empty``. ``covered`` on a visible square is not a
+    wrong tile: the user sees "?" there, as for any hand (see :func:`unread`). A square
+    under a hand accepts ``covered`` and, given ``top`` (the label each square has
+    without the hand), the tile that really lies there: seen past the fingers, it is
+    read right, not wrong.
+
+    >>> y, top = np.array([COVERED, COVERED, 3]), np.array([7, 7, 3])
+    >>> wrong_answers(np.array([7, 5, COVERED]), y, top).tolist()
+    [False, True, False]
+    >>> wrong_answers(np.array([7, 5, COVERED]), y).tolist()  # without ``top``: strict
+    [True, True, False]
+    """
+    wrong = (ans != UNKNOWN_INDEX) & (ans != y) & ~_covered_on_visible(ans, y)
+    if top is not None:
+        wrong &= ~((y == COVERED) & (ans == top))
+    return wrong
 
 
 def unread(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -70,12 +82,16 @@ def _covered_on_visible(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def choose_threshold(
-    probs: np.ndarray, y: np.ndarray, max_wrong: float = MAX_CONFIDENT_WRONG
+    probs: np.ndarray,
+    y: np.ndarray,
+    max_wrong: float = MAX_CONFIDENT_WRONG,
+    top: np.ndarray | None = None,
 ) -> float:
     """The lowest threshold (>= 0.5) at which at most ``max_wrong`` of the squares are
-    answered wrongly: as few ``?`` as possible for the allowed rate of confident errors."""
+    answered wrongly (as :func:`wrong_answers` counts, ``top`` included): as few ``?``
+    as possible for the allowed rate of confident errors."""
     conf = probs.max(axis=1)
-    wrong = probs.argmax(axis=1) != y
+    wrong = wrong_answers(probs.argmax(axis=1), y, top)
     allowed = int(np.floor(max_wrong * len(y)))
     # Sorting the wrong answers' confidences: the threshold must sit above all but
     # the ``allowed`` most confident of them.
@@ -107,9 +123,16 @@ class Scores:
 HEADER = f"{'group':<28} {'squares':>7} {'error':>9} {'conf.wrong':>10} {'?':>9}"
 
 
-def score(name: str, probs: np.ndarray, y: np.ndarray, threshold: float) -> Scores:
-    """:class:`Scores` of ``probs`` against labels ``y``. For covered squares
-    ``error`` counts only wrong answers (``?`` is a right answer there).
+def score(
+    name: str,
+    probs: np.ndarray,
+    y: np.ndarray,
+    threshold: float,
+    top: np.ndarray | None = None,
+) -> Scores:
+    """:class:`Scores` of ``probs`` against labels ``y`` (and ``top``, see
+    :func:`wrong_answers`). For covered squares ``error`` counts only wrong answers
+    (``?`` is a right answer there).
 
     >>> from vision.recognizer import LABELS
     >>> probs = np.eye(len(LABELS))[[0, COVERED, 1]]  # read 1★, covered, 2★
@@ -121,7 +144,7 @@ def score(name: str, probs: np.ndarray, y: np.ndarray, threshold: float) -> Scor
         return Scores(name, 0, float("nan"), float("nan"), float("nan"))
     ans = answers(probs, threshold)
     unknown = unread(ans, y)
-    wrong = wrong_answers(ans, y)
+    wrong = wrong_answers(ans, y, top)
     error = np.where(y == COVERED, wrong, wrong | unknown)
     return Scores(name, len(y), float(error.mean()), float(wrong.mean()), float(unknown.mean()))
 
@@ -132,19 +155,25 @@ def family_table(
     family: np.ndarray,
     threshold: float,
     prefix: str = "",
+    top: np.ndarray | None = None,
 ) -> list[Scores]:
     """Scores per art family (visible squares only), all of them, and covered squares."""
+    top = y if top is None else top
     rows = []
     visible = y != COVERED
+
+    def row(label: str, mask: np.ndarray) -> Scores:
+        return score(f"{prefix}{label}", probs[mask], y[mask], threshold, top[mask])
+
     for index, name in enumerate(FAMILIES):
         mask = visible & (family == index)
         if mask.any():
-            rows.append(score(f"{prefix}{name}", probs[mask], y[mask], threshold))
+            rows.append(row(name, mask))
     fams = sorted({FAMILIES[i] for i in np.unique(family)})
     if len(fams) > 1:
-        rows.append(score(f"{prefix}all visible", probs[visible], y[visible], threshold))
+        rows.append(row("all visible", visible))
     if (~visible).any():
-        rows.append(score(f"{prefix}covered squares", probs[~visible], y[~visible], threshold))
+        rows.append(row("covered squares", ~visible))
     return rows
 
 

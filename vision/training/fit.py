@@ -293,7 +293,9 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     val = datasets[cfg.val.name]
     val_logits = onnx_logits(onnx_path, val.x)
     temperature = fit_temperature(val_logits, val.y.astype(np.int64))
-    threshold = choose_threshold(softmax(val_logits, temperature), val.y.astype(np.int64))
+    threshold = choose_threshold(
+        softmax(val_logits, temperature), val.y.astype(np.int64), top=val.top.astype(np.int64)
+    )
     # The mean of four turns' logits is steadier than one pass's, so it has its own
     # temperature (by likelihood, as the first); the "?" threshold stays the one-pass
     # one, the stricter (models/README.md, "Session 11").
@@ -323,7 +325,9 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     for name in (cfg.test.name, cfg.heldout.name):
         data = datasets[name]
         probs = rec.probabilities(data.x)
-        rows += family_table(probs, data.y, data.family, rec.threshold, prefix=f"{name}: ")
+        rows += family_table(
+            probs, data.y, data.family, rec.threshold, prefix=f"{name}: ", top=data.top
+        )
     sample = datasets[cfg.test.name].x[:12]
     speed = time_call(lambda: rec.read_crops(sample), repeats=100, warmup=10)
     meta["metrics"] = {
