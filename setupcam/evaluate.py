@@ -42,7 +42,8 @@ class EvalReport:
     games: int = 0
     frames: int = 0
     frames_clear: int = 0
-    """Frames with the board found and no hand over it: where squares are scored."""
+    """Frames with the board found and no hand over it, from the game's start (the
+    seats name the squares): where squares are scored."""
     squares_read: int = 0
     per_square_error: float = 0.0
     per_square_unknown: float = 0.0
@@ -129,6 +130,11 @@ class _GameTally:
             self.shown_at.setdefault(count + 1, []).append(frame.time)
         if report.location is None:
             self.not_found += 1
+            return
+        if state is None:
+            # Before the game starts no seats name the squares yet: the board is read
+            # with south assumed nearest the camera, and once the players' seats turn it
+            # a right reading under the old names would count as wrong.
             return
         if truth is not None and report.view is not None:
             view = {s: Reading.of(p, threshold) for s, p in report.view.probabilities.items()}

@@ -16,9 +16,14 @@ frames is 0.1% by itself, so the gate measured chance, not the model.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
+import numpy as np
+
+from engine import Layout, Position, Tile
 from setupcam.cli import main
-from setupcam.evaluate import EVAL_SEED_BASE
+from setupcam.evaluate import EVAL_SEED_BASE, _GameTally
+from vision.recognizer import LABELS, Reading
 
 PER_SQUARE_TARGET = 0.001
 PER_SQUARE_ERROR_TODAY = 0.03
@@ -100,3 +105,26 @@ def test_enrolling_each_game_reads_the_held_out_art() -> None:
     assert enrolled.per_square_error < 0.6 * alone.per_square_error
     assert enrolled.turns_correct > alone.turns_correct
     assert enrolled.steady_view_error < 0.6 * alone.steady_view_error
+
+
+def test_squares_are_scored_once_the_game_has_started() -> None:
+    """Before the game starts no seats name the squares (south is only assumed), so a
+    reading under the assumed names is not scored; from the start, every square is."""
+    layout = Layout.load()
+    truth = SimpleNamespace(
+        position=Position.empty(layout), coverage=dict.fromkeys(layout.squares, 0.0)
+    )
+    frame = SimpleNamespace(events=[], truth=truth, time=0.0)
+    one_tile = Reading(Tile.parse("5♥"), 0.999, np.zeros(len(LABELS)))
+    report = SimpleNamespace(
+        location=object(),
+        view=None,
+        readings=dict.fromkeys(layout.squares, one_tile),
+        obstructed=False,
+    )
+    tally = _GameTally()
+    tally.add(frame, report, SimpleNamespace(state=None, pending=None), 0.99)  # type: ignore[arg-type]
+    assert tally.squares == 0 and tally.clean_frames == 0
+    started = SimpleNamespace(state=SimpleNamespace(outcomes=[]), pending=None)
+    tally.add(frame, report, started, 0.99)  # type: ignore[arg-type]
+    assert tally.squares == 12 and tally.wrong == 12 and tally.clean_frames == 1
