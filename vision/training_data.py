@@ -158,26 +158,17 @@ class CropSet:
 
 
 def crop_labels(frame, layout: Layout) -> list[int]:
-    """The label index of every square of a rendered frame, in layout order."""
-    out = []
-    for square in layout.squares:
-        tile = frame.truth.position.squares[square]
-        if square in frame.truth.covered:
-            out.append(COVERED)
-        elif tile is None:
-            out.append(EMPTY)
-        else:
-            out.append(LABELS.index(str(tile)))
-    return out
+    """The label index of every square of a rendered frame, in layout order:
+    ``covered`` where a hand hides the square, else its :func:`top_labels` label."""
+    covered = frame.truth.covered
+    tops = top_labels(frame, layout)
+    return [COVERED if s in covered else top for s, top in zip(layout.squares, tops, strict=True)]
 
 
 def top_labels(frame, layout: Layout) -> list[int]:
     """The label of every square as if no hand were there: its top tile, or empty."""
-    out = []
-    for square in layout.squares:
-        tile = frame.truth.position.squares[square]
-        out.append(EMPTY if tile is None else LABELS.index(str(tile)))
-    return out
+    squares = frame.truth.position.squares
+    return [EMPTY if squares[s] is None else LABELS.index(str(squares[s])) for s in layout.squares]
 
 
 def jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
