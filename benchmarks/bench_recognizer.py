@@ -164,15 +164,15 @@ def main() -> int:
     visible = ys != COVERED
     th_enrolled = ENROLLED_THRESHOLD
 
-    def held(name: str, probs: np.ndarray, mask: np.ndarray, threshold: float):
+    def enrolled_row(name: str, probs: np.ndarray, mask: np.ndarray, threshold: float):
         return score(name, probs[mask], ys[mask], threshold, tops[mask])
 
     rows += [
-        held("held out, same sets, base", before, visible, rec.threshold),
-        held("held out, enrolled (5 photos)", after, visible, th_enrolled),
-        held("held out, enrolled, covered", after, ~visible, th_enrolled),
-        held("held out, enrolled, four turns", turned, visible, th_enrolled),
-        held("held out, enrolled, 4 turns, cov.", turned, ~visible, th_enrolled),
+        enrolled_row("held out, same sets, base", before, visible, rec.threshold),
+        enrolled_row("held out, enrolled (5 photos)", after, visible, th_enrolled),
+        enrolled_row("held out, enrolled, covered", after, ~visible, th_enrolled),
+        enrolled_row("held out, enrolled, four turns", turned, visible, th_enrolled),
+        enrolled_row("held out, enrolled, 4 turns, cov.", turned, ~visible, th_enrolled),
     ]
     print("## Accuracy\n")
     print("```")
