@@ -76,6 +76,35 @@ def test_quick_training_run_exports_a_working_model(tmp_path: Path) -> None:
     crops = np.zeros((12, rec.crop_px, rec.crop_px, 3), np.uint8)
     assert len(rec.read_crops(crops)) == 12
     assert rec.embed(crops).shape == (12, saved["embedding_dim"])
+    assert saved["embedding_dim"] == 128  # the pooled features, not the 96-wide layer
+
+
+def test_embedding_output_is_the_pooled_features_and_the_logits_do_not_change(
+    tmp_path: Path,
+) -> None:
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.fit import export_onnx
+    from vision.training.model import MEAN, STD, TileNet
+    from vision.training.outputs import pooled_features_as_embedding
+
+    torch.manual_seed(0)
+    net = TileNet().eval()
+    path = tmp_path / "net.onnx"
+    export_onnx(net, path, 56)
+    x = np.random.default_rng(0).uniform(0, 255, (5, 56, 56, 3)).astype(np.float32)
+    before = ort.InferenceSession(str(path)).run(None, {"crops": x})
+    pooled_features_as_embedding(path)
+    session = ort.InferenceSession(str(path))
+    assert [o.name for o in session.get_outputs()] == ["logits", "embedding"]
+    logits, features = session.run(None, {"crops": x})
+    with torch.no_grad():
+        t = (torch.from_numpy(x).permute(0, 3, 1, 2) - MEAN) / STD
+        expected = net.features(t).mean(dim=(2, 3)).numpy()
+    assert features.shape == (5, 128) and before[1].shape == (5, 96)
+    np.testing.assert_allclose(features, expected, atol=1e-4)
+    np.testing.assert_array_equal(logits, before[0])
 
 
 def test_int8_model_computes_what_the_float_model_does(tmp_path: Path) -> None:

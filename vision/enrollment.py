@@ -4,10 +4,10 @@ The shipped classifier was trained on simulated art; a real set looks different.
 From photos of known positions (e.g. all 50 tiles over 5 photos) enrolment fits
 two small linear heads, each in closed form (no torch, about a second):
 
-* the **value** head reads 1..10 from the shipped model's embedding (its
-  penultimate layer) of every square, in four quarter turns and with small corner
-  shifts: a linear discriminant over the ten values, so each value is learnt from
-  all the suits' tiles that show it;
+* the **value** head reads 1..10 from the shipped model's ``embedding`` output
+  (the 128 pooled convolutional features: :mod:`vision.training.outputs`) of every
+  square, in four quarter turns and with small corner shifts: a linear discriminant
+  over the ten values, so each value is learnt from all the suits' tiles that show it;
 * the **suit** head reads the suit from the tile's colours
   (:func:`vision.tile_colour.colour_features`): in SETUP each suit has its own
   colour, which a user's set shows plainly even where its symbols are tiny.

@@ -286,7 +286,8 @@ class TileRecognizer:
         return logits, embedding
 
     def embed(self, crops: np.ndarray) -> np.ndarray:
-        """The model's embedding (penultimate layer) of each crop, N x D."""
+        """The model's ``embedding`` output of each crop, N x D (the pooled features
+        enrolment learns from)."""
         return self.run(crops)[1]
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:

@@ -12,9 +12,10 @@ Steps: (1) crops of the training families (rendered once, cached under
 and a one-cycle learning rate on augmented batches (bfloat16 autocast: ~1.7x
 faster on CPUs with AVX-512 BF16, weights kept in float32); (3) ONNX export
 (``dynamo=False``) checked against torch, then quantised to int8
-(:mod:`vision.training.quantize`); (4) temperature scaling and the "?" threshold
-fitted on validation frames (other seeds), on the int8 model's outputs; (5) the
-final table, read through the shipped runtime
+(:mod:`vision.training.quantize`), its ``embedding`` output rewired to the pooled
+features enrolment learns from (:mod:`vision.training.outputs`); (4) temperature
+scaling and the "?" threshold fitted on validation frames (other seeds), on the
+int8 model's outputs; (5) the final table, read through the shipped runtime
 (:class:`vision.recognizer.TileRecognizer`) on test frames of the training
 families and of the held-out family.
 """
@@ -44,7 +45,8 @@ from vision.training.evaluate import (
     format_table,
     time_call,
 )
-from vision.training.model import EMBEDDING_DIM, TileNet, describe
+from vision.training.model import WIDTHS, TileNet, describe
+from vision.training.outputs import pooled_features_as_embedding
 from vision.training.quantize import quantize_model
 from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
 
@@ -264,6 +266,7 @@ def train(
             quantize_model(fp32_path, onnx_path, train_data.x, seed=cfg.seed)
         else:
             onnx_path.write_bytes(fp32_path.read_bytes())
+    pooled_features_as_embedding(onnx_path)
 
     meta = calibrate_and_evaluate(onnx_path, cfg, datasets)
     meta["epoch_losses"] = [round(v, 4) for v in losses]
@@ -312,7 +315,8 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
         "temperature": round(temperature, 5),
         "temperature_all_turns": round(temperature_all_turns, 5),
         "threshold": round(threshold, 6),
-        "embedding_dim": EMBEDDING_DIM,
+        "embedding_dim": WIDTHS[-1],
+        "embedding": "the pooled features under the embedding layer (vision.training.outputs)",
         "architecture": describe(),
         "recipe": _recipe(cfg),
     }

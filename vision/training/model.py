@@ -2,8 +2,9 @@
 
 Input: N x P x P x 3 float32, BGR, 0..255 (the crops as OpenCV gives them; the
 graph does its own layout change and normalisation, so the runtime only casts).
-Output: ``(logits, embedding)``; the embedding (penultimate layer) is what
-enrolment (:mod:`vision.enrollment`) builds its class prototypes on::
+Output: ``(logits, embedding)``; the embedding is the penultimate layer. (The
+shipped ONNX file's ``embedding`` output, which enrolment learns a tile set from, is
+the pooled features under it: :mod:`vision.training.outputs`.)::
 
     >>> import torch
     >>> net = TileNet().eval()
