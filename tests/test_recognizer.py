@@ -351,3 +351,20 @@ def test_four_turns_have_their_own_temperature(recognizer: TileRecognizer, tmp_p
     del older["temperature_all_turns"]
     (tmp_path / "old.json").write_text(json.dumps(older), encoding="utf-8")
     assert ModelInfo.load(tmp_path / "old.json").temperature_all_turns == info.temperature
+
+
+def test_an_enrolment_made_with_another_model_asks_to_enrol_again(
+    tmp_path: Path, recognizer: TileRecognizer
+) -> None:
+    from vision.enrollment import Enrollment, LinearHead
+    from vision.tile_colour import FEATURES
+
+    width = recognizer.info.embedding_dim
+    old = Enrollment(
+        LinearHead(np.zeros((width - 32, 10)), np.zeros(10)),  # e.g. before session 14: 96
+        LinearHead(np.zeros((FEATURES, 5)), np.zeros(5)),
+        np.ones(len(LABELS), int),
+    )
+    old.save(tmp_path / "enrollment.npz")
+    with pytest.raises(ValueError, match=r"another model .* run setupcam enroll again"):
+        TileRecognizer.load(enrollment_path=tmp_path / "enrollment.npz")
