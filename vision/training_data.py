@@ -12,6 +12,7 @@ the board's width, as a board finder would leave them::
     >>> data = generate(spec, progress=False)
     >>> data.x.shape, data.y.shape
     ((24, 84, 84, 3), (24,))
+    >>> from vision.recognizer import LABELS
     >>> LABELS[int(data.y[0])] in LABELS
     True
 
@@ -38,7 +39,8 @@ import numpy as np
 from calibration.board_finder import board_width_px
 from engine import Layout
 from vision.board_view import square_crops
-from vision.recognizer import COVERED, EMPTY, LABELS
+from vision.enrollment import position_labels
+from vision.recognizer import COVERED
 from vision.synth import (
     FAMILIES,
     TRAINING_FAMILIES,
@@ -167,8 +169,7 @@ def crop_labels(frame, layout: Layout) -> list[int]:
 
 def top_labels(frame, layout: Layout) -> list[int]:
     """The label of every square as if no hand were there: its top tile, or empty."""
-    squares = frame.truth.position.squares
-    return [EMPTY if squares[s] is None else LABELS.index(str(squares[s])) for s in layout.squares]
+    return position_labels(frame.truth.position, layout).tolist()
 
 
 def jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
