@@ -35,6 +35,12 @@ BENCHMARKS = [
     ),
     ("Tile recognition", "benchmarks.bench_recognizer", [], ["--quick"]),
     (
+        "Enrolment on 60 held-out tile sets",
+        "benchmarks.bench_enrolment",
+        [],
+        ["--sets", "4", "--tests", "5"],
+    ),
+    (
         "Live pipeline",
         "benchmarks.bench_pipeline",
         ["--plots", str(DOCS)],
