@@ -8,6 +8,9 @@ positions, camera, light, hands), in one pass and at four quarter turns (as the 
 app reads a steady view). Sets are seeds 7000, 7001, ...: the first 12 are the ones
 `bench_recognizer.py` enrols; none is an enrolment tuning set (60000+).
 
+To choose between candidate models without tuning on these sets, run it on the tuning
+sets instead: ``--first-seed 60000 --sets 32``.
+
 Why 60 sets, not 12: the error differs a lot from one set to the next, and two
 trainings of the same recipe with another seed differ by 2.5 points at four turns
 (models/README.md, "Session 15"). With several models every set is read by each, and
@@ -101,10 +104,20 @@ def main() -> int:
     )
     parser.add_argument("--sets", type=int, default=60, help="tile sets (default 60)")
     parser.add_argument("--tests", type=int, default=20, help="test frames per set")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=FIRST_SEED,
+        help=f"first tile set's seed (default {FIRST_SEED}; tuning sets start at 60000)",
+    )
     args = parser.parse_args()
     if args.sets < 2 or args.tests < 1:
         print("error: --sets must be at least 2 and --tests at least 1", file=sys.stderr)
         return 2
+    if args.first_seed < 0:
+        print("error: --first-seed must be 0 or more", file=sys.stderr)
+        return 2
+    first = args.first_seed
     t0 = time.perf_counter()
     paths = args.model or [None]
     recognizers = [TileRecognizer.load(p, threads=1) for p in paths]
@@ -112,13 +125,13 @@ def main() -> int:
     results: list[list[SetResult]] = []
     bar = ProgressBar("enrol sets", args.sets)
     for i in range(args.sets):
-        results.append(read_set(recognizers, FIRST_SEED + i, args.tests))
+        results.append(read_set(recognizers, first + i, args.tests))
         bar.update(i + 1)
     bar.close()
 
     print(f"## Held-out family enrolled from 5 photos: {args.sets} tile sets\n")
     print(
-        f"Seeds {FIRST_SEED}-{FIRST_SEED + args.sets - 1}, {args.tests} test frames each; "
+        f"Seeds {first}-{first + args.sets - 1}, {args.tests} test frames each; "
         f'"error" = "?" or wrong on visible squares, "wrong" = answered wrongly '
         f"(threshold {THRESHOLD}).\n"
     )

@@ -23,3 +23,13 @@ def test_no_difference_between_models_has_an_interval_of_zero() -> None:
     assert paired_interval(np.zeros(12, int)) == (0.0, 0.0)
     lo, hi = paired_interval(np.array([-3, -1, -2, -4, -2, -3]))
     assert lo <= -15 <= hi < 0
+
+
+def test_bad_arguments_stop_with_a_one_line_error(monkeypatch, capsys) -> None:
+    from benchmarks import bench_enrolment
+
+    for argv in (["--sets", "1"], ["--first-seed", "-1"]):
+        monkeypatch.setattr("sys.argv", ["bench_enrolment", *argv])
+        assert bench_enrolment.main() == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
