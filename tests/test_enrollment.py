@@ -14,6 +14,7 @@ import pytest
 from engine import Layout
 from setupcam.cli import main
 from vision.enrollment import (
+    VALUE_SCALE,
     Enrollment,
     EnrollmentSample,
     LinearHead,
@@ -276,3 +277,21 @@ def test_enrolled_reading_at_four_turns_answers_more(recognizer, split_set) -> N
         assert not (sure & (probs.argmax(axis=1) != want)).any(), name
         answered[name] = int(sure.sum())
     assert answered["four turns"] >= answered["one pass"] + 6, answered  # 69 against 59
+
+
+def test_a_model_may_ship_its_own_value_scale(recognizer, split_set, tmp_path: Path) -> None:
+    """Enrolment takes the value head's scale from the model's tiles.json when it has
+    one (fitted per model by vision.training.value_scale), and the file keeps it."""
+    samples = _samples(split_set.enrol)
+    default = build_enrollment(recognizer, samples, LAYOUT)
+    assert default.value_scale == VALUE_SCALE
+    model = tmp_path / "tiles.onnx"
+    model.write_bytes(recognizer.path.read_bytes())
+    meta = json.loads(recognizer.path.with_suffix(".json").read_text(encoding="utf-8"))
+    meta["enrollment_value_scale"] = 0.4
+    model.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
+    own = build_enrollment(TileRecognizer.load(model), samples, LAYOUT)
+    assert own.value_scale == 0.4
+    np.testing.assert_array_equal(own.value.weight, default.value.weight)
+    own.save(tmp_path / "e.npz")
+    assert Enrollment.load(tmp_path / "e.npz").value_scale == 0.4

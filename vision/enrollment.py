@@ -52,7 +52,10 @@ temperature), chosen by likelihood on enrolled sets of the held-out family (seed
 60000-60015, never the benchmark's; 0.2-0.25 are best with the session-8 model).
 Kept in session 14 for the pooled features: on 64 tuning sets (60000-60063) it answers
 more squares with fewer wrong than on the old embedding layer (models/README.md,
-"Session 14")."""
+"Session 14"). A model whose ``tiles.json`` names its own ``enrollment_value_scale``
+(fitted by :mod:`vision.training.value_scale`) uses that instead: another training
+needs another scale (session 16: 0.35 for a grey-recipe model, whose error at 0.25 was
+4 points worse on the tuning sets for no fewer wrong answers)."""
 SUIT_SCALE = 0.02
 """The same for the suit head (0.02-0.03 best)."""
 THRESHOLD = 0.99
@@ -369,7 +372,8 @@ def build_enrollment(
     )
     suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
     shift = covered_shift(np.concatenate(logits), recognizer.info.temperature)
-    return Enrollment(value, suit, counts, covered_shift=shift)
+    scale = recognizer.info.enrollment_value_scale or VALUE_SCALE
+    return Enrollment(value, suit, counts, value_scale=scale, covered_shift=shift)
 
 
 def covered_shift(tile_logits: np.ndarray, temperature: float) -> float:

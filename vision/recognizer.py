@@ -178,6 +178,11 @@ class ModelInfo:
     temperature_all_turns: float
     """The softmax temperature of the four turns' mean logits (``temperature`` for a
     model shipped without one)."""
+    enrollment_value_scale: float | None = None
+    """The scale of enrolment's value head for this model's embedding (None: the
+    default :data:`vision.enrollment.VALUE_SCALE`). Models differ in how far apart their
+    features put the values, so the scale is fitted per model like the temperature
+    (:mod:`vision.training.value_scale`)."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -194,6 +199,9 @@ class ModelInfo:
             threshold=float(data["threshold"]),
             embedding_dim=int(data["embedding_dim"]),
             temperature_all_turns=float(data.get("temperature_all_turns", data["temperature"])),
+            enrollment_value_scale=(
+                float(data["enrollment_value_scale"]) if "enrollment_value_scale" in data else None
+            ),
             extra=data,
         )
 

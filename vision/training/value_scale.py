@@ -1,0 +1,123 @@
+"""Fit a model's enrolment value scale on the enrolment tuning sets (numpy only).
+
+Enrolment's value head turns linear-discriminant scores into probabilities with a
+scale (:data:`vision.enrollment.VALUE_SCALE`). How large the scores are depends on how
+far apart a model's features put the values, so two trainings need different scales:
+at the scale tuned on one, the other may leave far more squares "?" while being no
+less right (models/README.md, "Session 16"). This fits the scale per model, the way
+the temperature is fitted, and writes it into the model's ``tiles.json``::
+
+    .venv/bin/python -m vision.training.value_scale --model runs/m/tiles.onnx [--write]
+
+Each tuning set (held-out art, seeds 60000+, never a benchmark's) is enrolled from 5
+photos and its 20 test frames read at four quarter turns, as the live app reads a
+steady view and ``recognize`` a photo. The rule: the largest scale of
+:data:`SCALES` at which at most :data:`WRONG_LIMIT` of the visible squares are read
+wrongly (a larger scale answers more squares and risks more wrong answers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from engine import Layout
+from vision.enrollment import THRESHOLD, EnrollmentSample, build_enrollment
+from vision.recognizer import COVERED, TileRecognizer
+from vision.synth import HELDOUT_FAMILIES
+from vision.tile_colour import colour_features
+from vision.training.evaluate import score
+from vision.training_data import ProgressBar, crop_labels, tile_set_frames, top_labels
+
+SCALES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.45, 0.6)
+WRONG_LIMIT = 0.001
+"""The issue's per-square target; the shipped v11 model's 0.25 (6 of 6,997 squares
+wrong) is the largest scale within it on 32 tuning sets."""
+FIRST_TUNING_SEED = 60000
+
+
+def choose_scale(scales: tuple[float, ...], wrong: np.ndarray, squares: int) -> float:
+    """The largest scale whose wrong answers are at most :data:`WRONG_LIMIT` of
+    ``squares`` (the smallest scale if none is).
+
+    >>> choose_scale((0.2, 0.3, 0.4), np.array([1, 3, 9]), 4000)
+    0.3
+    """
+    allowed = [s for s, w in zip(scales, wrong, strict=True) if w <= WRONG_LIMIT * squares]
+    return max(allowed) if allowed else min(scales)
+
+
+def sweep(
+    rec: TileRecognizer, seeds: range, tests: int = 20, progress: bool = True
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Visible squares, and per scale of :data:`SCALES` the squares "?" or wrong and
+    those read wrongly, at four turns, over the tile sets ``seeds``."""
+    layout = Layout.load()
+    errors, wrong = np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
+    squares = 0
+    bar = ProgressBar("tuning sets", len(seeds)) if progress else None
+    for i, seed in enumerate(seeds):
+        frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
+        samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
+        y = np.concatenate([crop_labels(f, layout) for f, _ in frames.test])
+        top = np.concatenate([top_labels(f, layout) for f, _ in frames.test])
+        visible = y != COVERED
+        squares += int(visible.sum())
+        enrolled = build_enrollment(rec, samples, layout)
+        crops = np.concatenate([rec.crops(f.image, c, layout) for f, c in frames.test])
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
+        logits, embedding = rec.run(turned)  # once: the scale only changes the heads
+        colours = colour_features(crops)
+        for j, scale in enumerate(SCALES):
+            probs = replace(enrolled, value_scale=scale).probabilities_all_turns(
+                logits, embedding, colours, rec.info.temperature
+            )
+            s = score("", probs[visible], y[visible], THRESHOLD, top[visible])
+            errors[j] += round(s.error * s.squares)
+            wrong[j] += round(s.confident_wrong * s.squares)
+        if bar:
+            bar.update(i + 1)
+    if bar:
+        bar.close()
+    return squares, errors, wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", type=Path, required=True, help="model (.onnx)")
+    parser.add_argument("--sets", type=int, default=32, help="tuning sets (default 32)")
+    parser.add_argument("--write", action="store_true", help="write the scale into tiles.json")
+    args = parser.parse_args(argv)
+    if args.sets < 1:
+        print("error: --sets must be at least 1", file=sys.stderr)
+        return 2
+    meta_path = args.model.with_suffix(".json")
+    if not args.model.is_file() or not meta_path.is_file():
+        print(f"error: {args.model} and {meta_path} must both exist", file=sys.stderr)
+        return 2
+    rec = TileRecognizer.load(args.model, threads=1)
+    seeds = range(FIRST_TUNING_SEED, FIRST_TUNING_SEED + args.sets)
+    squares, errors, wrong = sweep(rec, seeds)
+    chosen = choose_scale(SCALES, wrong, squares)
+    print(f"{squares} visible squares, tuning sets {seeds[0]}-{seeds[-1]}, four turns")
+    print("| value scale | error | wrong |")
+    print("|---|---|---|")
+    for scale, e, w in zip(SCALES, errors, wrong, strict=True):
+        mark = " (chosen)" if scale == chosen else ""
+        print(f"| {scale}{mark} | {100 * e / squares:.2f}% | {w} |")
+    if args.write:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["enrollment_value_scale"] = chosen
+        text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        meta_path.write_text(text, encoding="utf-8")
+        print(f"wrote enrollment_value_scale {chosen} into {meta_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
