@@ -63,7 +63,7 @@ def enrolled_sets(
         ts = tile_set_frames(seed, family, photos=5, tests=tests)
         samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in ts.enrol]
         enrollment = build_enrollment(rec, samples, LAYOUT)
-        enrolled = TileRecognizer(rec.session, rec.info, enrollment, rec.path)
+        enrolled = rec.with_enrollment(enrollment)
         for frame, corners in ts.test:
             crops = rec.crops(frame.image, corners, LAYOUT)
             before_p.append(rec.probabilities(crops))
@@ -90,7 +90,7 @@ def speed(rec: TileRecognizer) -> dict:
     photos = tile_set_frames(7000, HELDOUT_FAMILIES[0], photos=5, tests=0).enrol
     samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
     enrollment = build_enrollment(rec, samples, LAYOUT)
-    enrolled = TileRecognizer(rec.session, rec.info, enrollment, rec.path)
+    enrolled = rec.with_enrollment(enrollment)
     out["model + enrolment, 12 squares"] = time_call(
         lambda: enrolled.read_crops(crops), repeats=300
     )

@@ -3,6 +3,7 @@ rotation invariance, the "?" threshold, and the recognize command."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -368,3 +369,29 @@ def test_an_enrolment_made_with_another_model_asks_to_enrol_again(
     old.save(tmp_path / "enrollment.npz")
     with pytest.raises(ValueError, match=r"another model .* run setupcam enroll again"):
         TileRecognizer.load(enrollment_path=tmp_path / "enrollment.npz")
+
+
+def test_an_enrolment_names_its_network_and_no_other_network_reads_it(
+    tmp_path: Path, recognizer: TileRecognizer
+) -> None:
+    """Two networks of the same size (another training) cannot share an enrolment:
+    its heads read the features of the one it was fitted on."""
+    from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.training_data import tile_set_frames
+
+    photos = tile_set_frames(5, "classic", photos=5, tests=0).enrol
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
+    enrolled = build_enrollment(recognizer, samples)
+    assert enrolled.model_digest == recognizer.model_digest is not None
+    enrolled.save(tmp_path / "mine.npz")
+    again = TileRecognizer.load(enrollment_path=tmp_path / "mine.npz")
+    assert again.enrollment.model_digest == recognizer.model_digest
+    other = dataclasses.replace(enrolled, model_digest="0123456789abcdef")
+    other.save(tmp_path / "other.npz")
+    with pytest.raises(ValueError, match=r"other\.npz: .*another model \(network 0123"):
+        TileRecognizer.load(enrollment_path=tmp_path / "other.npz")
+    with pytest.raises(ValueError, match="another model"):
+        recognizer.with_enrollment(other)
+    # Files from before session 16 name no network; they still read.
+    unnamed = dataclasses.replace(enrolled, model_digest=None)
+    assert recognizer.with_enrollment(unnamed).enrollment is unnamed

@@ -162,6 +162,10 @@ class Enrollment:
     threshold: float = THRESHOLD
     covered_shift: float = 0.0
     """Subtracted from the base model's ``covered`` logit (after its temperature)."""
+    model_digest: str | None = None
+    """The :attr:`~vision.recognizer.TileRecognizer.model_digest` of the network it was
+    fitted on (None in files made before session 16): the heads read that network's
+    features only, so another network, even of the same size, must enrol again."""
 
     @property
     def embedding_dim(self) -> int:
@@ -248,6 +252,7 @@ class Enrollment:
             "suit_scale": self.suit_scale,
             "threshold": self.threshold,
             "covered_shift": self.covered_shift,
+            "model": self.model_digest,
         }
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
@@ -288,6 +293,7 @@ class Enrollment:
             float(meta["suit_scale"]),
             float(meta["threshold"]),
             float(meta.get("covered_shift", 0.0)),
+            meta.get("model"),
         )
 
 
@@ -373,7 +379,14 @@ def build_enrollment(
     suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
     shift = covered_shift(np.concatenate(logits), recognizer.info.temperature)
     scale = recognizer.info.enrollment_value_scale or VALUE_SCALE
-    return Enrollment(value, suit, counts, value_scale=scale, covered_shift=shift)
+    return Enrollment(
+        value,
+        suit,
+        counts,
+        value_scale=scale,
+        covered_shift=shift,
+        model_digest=recognizer.model_digest,
+    )
 
 
 def covered_shift(tile_logits: np.ndarray, temperature: float) -> float:

@@ -23,6 +23,7 @@ user's own tile set instead; see :class:`vision.enrollment.Enrollment`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -224,14 +225,27 @@ class TileRecognizer:
     """The tile classifier: an onnxruntime session plus its calibration, and
     optionally the user's enrolled tile set.
 
-    Build it with :meth:`load`. ``threshold`` may be changed per instance (e.g. a
-    stricter live app) via :meth:`with_threshold`.
+    Build it with :meth:`load`. ``threshold`` may be set per instance (e.g. a
+    stricter reading), and :meth:`with_enrollment` gives the same network reading an
+    enrolled tile set.
     """
 
-    def __init__(self, session, info: ModelInfo, enrollment=None, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        session,
+        info: ModelInfo,
+        enrollment=None,
+        path: Path | None = None,
+        model_digest: str | None = None,
+    ) -> None:
         self.session = session
         self.path = path
         self.info = info
+        self.model_digest = model_digest
+        """Names the network's weights (the start of the ONNX file's SHA-256), so that
+        an enrolment is never read with a network it was not fitted on."""
+        if enrollment is not None:
+            _check_made_with(enrollment, self)
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         self._input = session.get_inputs()[0].name
@@ -239,7 +253,7 @@ class TileRecognizer:
     def with_enrollment(self, enrollment) -> TileRecognizer:
         """The same model reading the tile set ``enrollment`` was made from (the
         onnxruntime session is shared, not opened again)."""
-        return TileRecognizer(self.session, self.info, enrollment, self.path)
+        return TileRecognizer(self.session, self.info, enrollment, self.path, self.model_digest)
 
     @classmethod
     def load(
@@ -266,18 +280,17 @@ class TileRecognizer:
             )
         info = ModelInfo.load(meta)
         session = open_session(path, threads)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         enrollment = None
         if enrollment_path is not None:
             from vision.enrollment import Enrollment
 
             enrollment = Enrollment.load(enrollment_path)
-            if enrollment.embedding_dim != info.embedding_dim:
-                raise ValueError(
-                    f"{enrollment_path}: enrolment was made with another model "
-                    f"(embedding {enrollment.embedding_dim}, model {info.embedding_dim}); "
-                    "run setupcam enroll again"
-                )
-        return cls(session, info, enrollment, path)
+            try:
+                return cls(session, info, enrollment, path, digest)
+            except ValueError as err:
+                raise ValueError(f"{enrollment_path}: {err}") from None
+        return cls(session, info, enrollment, path, digest)
 
     @property
     def crop_px(self) -> int:
@@ -360,3 +373,16 @@ class TileRecognizer:
         crops = self.crops(image, corners, layout)
         readings = self.read_crops(crops, all_turns=all_turns, second_look=second_look)
         return dict(zip(layout.squares, readings, strict=True))
+
+
+def _check_made_with(enrollment, recognizer: TileRecognizer) -> None:
+    """``ValueError`` unless ``enrollment`` was fitted on ``recognizer``'s network
+    (files from before session 16 name no network: only their size is checked)."""
+    made_with, now = enrollment.model_digest, recognizer.model_digest
+    if enrollment.embedding_dim != recognizer.info.embedding_dim:
+        why = f"embedding {enrollment.embedding_dim}, model {recognizer.info.embedding_dim}"
+    elif made_with is not None and now is not None and made_with != now:
+        why = f"network {made_with}, now {now}"
+    else:
+        return
+    raise ValueError(f"enrolment was made with another model ({why}); run setupcam enroll again")
