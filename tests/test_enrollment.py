@@ -24,7 +24,6 @@ from vision.enrollment import (
     position_labels,
 )
 from vision.recognizer import COVERED, EMPTY, LABELS, TileRecognizer
-from vision.tile_colour import colour_features
 from vision.training_data import crop_labels, tile_set_frames
 
 LAYOUT = Layout.load()
@@ -125,10 +124,7 @@ def test_tiles_never_shown_are_read_from_their_value_and_suit(recognizer, split_
     assert unseen
     fifth, corners = split_set.enrol[4]
     crops = recognizer.crops(fifth.image, corners, LAYOUT)
-    logits, embedding = recognizer.run(crops)
-    probs = enrollment.probabilities(
-        logits, embedding, colour_features(crops), recognizer.info.temperature
-    )
+    probs = recognizer.with_enrollment(enrollment).probabilities(crops)
     labels = position_labels(fifth.truth.position, LAYOUT)
     on_fifth = [i for i, y in enumerate(labels) if y in unseen]
     right = sum(int(probs[i].argmax() == labels[i]) for i in on_fifth)
@@ -283,11 +279,12 @@ def test_a_model_may_ship_its_own_value_scale(recognizer, split_set, tmp_path: P
     """Enrolment takes the value head's scale from the model's tiles.json when it has
     one (fitted per model by vision.training.value_scale), and the file keeps it."""
     samples = _samples(split_set.enrol)
+    base = recognizer.enrollment_base
     default = build_enrollment(recognizer, samples, LAYOUT)
-    assert default.value_scale == VALUE_SCALE
-    model = tmp_path / "tiles.onnx"
-    model.write_bytes(recognizer.path.read_bytes())
-    meta = json.loads(recognizer.path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert default.value_scale == (base.info.enrollment_value_scale or VALUE_SCALE)
+    model = tmp_path / "tiles.onnx"  # a model that is its own enrolment base
+    model.write_bytes(base.path.read_bytes())
+    meta = json.loads(base.path.with_suffix(".json").read_text(encoding="utf-8"))
     meta["enrollment_value_scale"] = 0.4
     model.with_suffix(".json").write_text(json.dumps(meta), encoding="utf-8")
     own = build_enrollment(TileRecognizer.load(model), samples, LAYOUT)

@@ -117,15 +117,19 @@ def test_hands_are_covered_or_unknown_not_wrong_tiles(recognizer: TileRecognizer
     assert wrong <= max(1, covered // 50), f"{wrong} of {covered} covered squares read as tiles"
 
 
-def test_quarter_turns_give_the_same_reading(recognizer: TileRecognizer) -> None:
-    """A square read confidently reads the same when the tile faces another player."""
+def test_quarter_turns_never_give_two_confident_answers(recognizer: TileRecognizer) -> None:
+    """A tile may face any player: whichever way a square is turned, the readings sure
+    enough to show agree (a turn may leave it "?", never another tile)."""
+    shown_once = 0
     for seed in (TEST_SEED + 2, TEST_SEED + 7):
         frame = next(_frames(1, hands=False, seed=seed))
         crops = recognizer.crops(frame.image, frame.truth.board_corners_distorted, LAYOUT)
         turns = [recognizer.read_crops(np.rot90(crops, k, axes=(1, 2))) for k in range(4)]
-        for i, first in enumerate(turns[0]):
-            if first.label != "?":
-                assert all(t[i].best_index == first.best_index for t in turns[1:]), i
+        for i in range(len(crops)):
+            shown = {t[i].best_index for t in turns if t[i].label != "?"}
+            assert len(shown) <= 1, (i, [(t[i].text, round(t[i].confidence, 4)) for t in turns])
+            shown_once += len(shown)
+    assert shown_once >= 20  # of 24 squares: the test is not vacuous
 
 
 def test_below_threshold_is_unknown(recognizer: TileRecognizer) -> None:
@@ -382,10 +386,11 @@ def test_an_enrolment_names_its_network_and_no_other_network_reads_it(
     photos = tile_set_frames(5, "classic", photos=5, tests=0).enrol
     samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
     enrolled = build_enrollment(recognizer, samples)
-    assert enrolled.model_digest == recognizer.model_digest is not None
+    base = recognizer.enrollment_base
+    assert enrolled.model_digest == base.model_digest is not None
     enrolled.save(tmp_path / "mine.npz")
     again = TileRecognizer.load(enrollment_path=tmp_path / "mine.npz")
-    assert again.enrollment.model_digest == recognizer.model_digest
+    assert again.enrollment.model_digest == base.model_digest
     other = dataclasses.replace(enrolled, model_digest="0123456789abcdef")
     other.save(tmp_path / "other.npz")
     with pytest.raises(ValueError, match=r"other\.npz: .*another model \(network 0123"):
@@ -395,3 +400,56 @@ def test_an_enrolment_names_its_network_and_no_other_network_reads_it(
     # Files from before session 16 name no network; they still read.
     unnamed = dataclasses.replace(enrolled, model_digest=None)
     assert recognizer.with_enrollment(unnamed).enrollment is unnamed
+
+
+def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_base(
+    recognizer: TileRecognizer,
+) -> None:
+    """Two networks ship: the reader for the art it was trained on, and the base whose
+    features enrolment learns a new set from (models/README.md, "Session 17")."""
+    from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.training_data import tile_set_frames
+
+    base = recognizer.enrollment_base
+    assert base.path == recognizer.path.parent / "enrollment-base.onnx"
+    assert base.model_digest != recognizer.model_digest
+    assert base.enrollment_base is base and recognizer.enrollment_base is base  # opened once
+    tile_set = tile_set_frames(6, "split", photos=5, tests=1)
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in tile_set.enrol]
+    enrollment = build_enrollment(recognizer, samples)
+    same = build_enrollment(base, samples)
+    assert enrollment.model_digest == same.model_digest == base.model_digest
+    np.testing.assert_array_equal(enrollment.value.weight, same.value.weight)
+    enrolled = recognizer.with_enrollment(enrollment)
+    assert enrolled.session is base.session and enrolled.model_digest == base.model_digest
+    frame, corners = tile_set.test[0]
+    crops = recognizer.crops(frame.image, corners, LAYOUT)
+    base_logits = base.run(crops)[0]
+    assert not np.allclose(recognizer.run(crops)[0], base_logits)  # two networks indeed
+    np.testing.assert_array_equal(enrolled.run(crops)[0], base_logits)
+
+
+def test_a_reader_whose_enrolment_base_is_missing_reads_but_cannot_enrol(
+    tmp_path: Path, recognizer: TileRecognizer, capsys
+) -> None:
+    from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.training_data import tile_set_frames
+
+    model = tmp_path / "tiles.onnx"
+    model.write_bytes(recognizer.path.read_bytes())
+    model.with_suffix(".json").write_bytes(recognizer.path.with_suffix(".json").read_bytes())
+    alone = TileRecognizer.load(model)
+    crops = np.zeros((12, alone.crop_px, alone.crop_px, 3), np.uint8)
+    assert len(alone.read_crops(crops)) == 12
+    photos = tile_set_frames(6, "split", photos=5, tests=0).enrol
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in photos]
+    with pytest.raises(FileNotFoundError, match="enrolment network"):
+        build_enrollment(alone, samples)
+    enrollment = tmp_path / "enrollment.npz"
+    build_enrollment(recognizer, samples).save(enrollment)
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), photos[0][0].image)
+    code = main(["recognize", str(image), "--model", str(model), "--enrollment", str(enrollment)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "enrollment-base.onnx" in err and "enrolment network" in err

@@ -129,3 +129,59 @@ def test_int8_model_computes_what_the_float_model_does(tmp_path: Path) -> None:
     error = np.abs(quantised - exact).mean()
     assert error < 0.1 * exact.std()
     assert np.corrcoef(quantised.ravel(), exact.ravel())[0, 1] > 0.98
+
+
+def test_colour_augment_greys_or_swaps_a_tenth_of_the_crops() -> None:
+    import pytest
+    import torch
+
+    from vision.training.augment import augment
+
+    red = torch.zeros(400, 24, 24, 3)
+    red[..., 2] = 200.0  # BGR: pure red tiles
+    for colour in ("grey", "swap"):
+        out = augment(red, torch.Generator().manual_seed(0), colour=colour)
+        means = out.mean(dim=(1, 2))  # N x 3
+        grey = (means.max(1).values - means.min(1).values) < 12
+        not_red = means[:, 2] < means[:, :2].max(1).values
+        if colour == "grey":
+            assert 20 <= int(grey.sum()) <= 70 and not (not_red & ~grey).any()
+        else:
+            assert not grey.any() and 20 <= int(not_red.sum()) <= 70
+    with pytest.raises(ValueError, match="colour must be"):
+        augment(red, torch.Generator().manual_seed(0), colour="sepia")  # type: ignore[arg-type]
+
+
+def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(
+    tmp_path: Path,
+) -> None:
+    from setupcam.cli import main
+
+    out = tmp_path / "models"
+    argv = ["train", "--quick", "--quiet", "--out", str(out), "--cache", str(tmp_path / "cache")]
+    assert main(argv) == 0
+    reader = TileRecognizer.load(out / "tiles.onnx")
+    base = reader.enrollment_base
+    assert base.path == out / "enrollment-base.onnx"
+    assert base.model_digest != reader.model_digest
+    recipes = {
+        path.name: json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["recipe"]
+        for path in (reader.path, base.path)
+    }
+    assert recipes["tiles.onnx"]["colour_augment"] == "grey"
+    assert recipes["enrollment-base.onnx"]["colour_augment"] == "swap"
+    log = (out / "enrollment-base.log").read_text(encoding="utf-8")
+    assert "conf.wrong" in log and "heldout: split" in log  # its final table
+
+
+def test_setupcam_train_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys) -> None:
+    import pytest
+
+    from setupcam.cli import main
+
+    assert main(["train", "--quick", "--epochs", "0", "--out", str(tmp_path)]) == 2
+    with pytest.raises(SystemExit) as exited:
+        main(["train", "--network", "both-and-more"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("error" in line for line in err)

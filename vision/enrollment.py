@@ -347,8 +347,10 @@ def _or_list(names: list[str]) -> str:
 def build_enrollment(
     recognizer, samples: Sequence[EnrollmentSample], layout: Layout | None = None
 ) -> Enrollment:
-    """Fit the value and suit heads on ``samples`` (see module docs); ``ValueError``
-    if there are no photos or they miss a value or a suit."""
+    """Fit the value and suit heads on ``samples`` (see module docs) on the features
+    of ``recognizer``'s enrolment base; ``ValueError`` if there are no photos or they
+    miss a value or a suit."""
+    recognizer = recognizer.enrollment_base
     layout = layout or Layout.load()
     if not samples:
         raise ValueError("enrolment needs at least one photo")

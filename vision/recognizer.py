@@ -18,7 +18,12 @@ The model file ``models/tiles.onnx`` takes float32 crops, N x 84 x 84 x 3, BGR,
 softmax temperature and the "?" threshold (calibrated on held-out frames).
 
 With an enrolment file (:mod:`vision.enrollment`) the class scores come from the
-user's own tile set instead; see :class:`vision.enrollment.Enrollment`.
+user's own tile set instead; see :class:`vision.enrollment.Enrollment`. Enrolment
+learns from another network, the *enrolment base*, named in ``tiles.json``
+(``enrollment_model``, ``models/enrollment-base.onnx``): the network that reads the
+art it was trained on best is not the one whose features learn a new set best
+(models/README.md, "Session 17"), so an enrolled tile set is read entirely by the
+base (:attr:`TileRecognizer.enrollment_base`).
 """
 
 from __future__ import annotations
@@ -184,6 +189,9 @@ class ModelInfo:
     default :data:`vision.enrollment.VALUE_SCALE`). Models differ in how far apart their
     features put the values, so the scale is fitted per model like the temperature
     (:mod:`vision.training.value_scale`)."""
+    enrollment_model: str | None = None
+    """The file name, beside this one, of the network enrolment learns from (None:
+    this network)."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -203,6 +211,7 @@ class ModelInfo:
             enrollment_value_scale=(
                 float(data["enrollment_value_scale"]) if "enrollment_value_scale" in data else None
             ),
+            enrollment_model=data.get("enrollment_model"),
             extra=data,
         )
 
@@ -226,7 +235,7 @@ class TileRecognizer:
     optionally the user's enrolled tile set.
 
     Build it with :meth:`load`. ``threshold`` may be set per instance (e.g. a
-    stricter reading), and :meth:`with_enrollment` gives the same network reading an
+    stricter reading), and :meth:`with_enrollment` gives the enrolment base reading an
     enrolled tile set.
     """
 
@@ -237,6 +246,7 @@ class TileRecognizer:
         enrollment=None,
         path: Path | None = None,
         model_digest: str | None = None,
+        threads: int = 1,
     ) -> None:
         self.session = session
         self.path = path
@@ -244,16 +254,37 @@ class TileRecognizer:
         self.model_digest = model_digest
         """Names the network's weights (the start of the ONNX file's SHA-256), so that
         an enrolment is never read with a network it was not fitted on."""
+        self.threads = threads
         if enrollment is not None:
             _check_made_with(enrollment, self)
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         self._input = session.get_inputs()[0].name
+        self._enrollment_base: TileRecognizer | None = None
+
+    @property
+    def enrollment_base(self) -> TileRecognizer:
+        """The network enrolment learns from and reads an enrolled set with: the one
+        ``tiles.json`` names (opened on first use), else this one."""
+        name = self.info.enrollment_model
+        if name is None or self.path is None:
+            return self
+        if self._enrollment_base is None:
+            path = self.path.parent / name
+            if not path.is_file():
+                raise FileNotFoundError(
+                    2, f"the enrolment network {self.path.name} names is not beside it", str(path)
+                )
+            self._enrollment_base = TileRecognizer.load(path, threads=self.threads)
+        return self._enrollment_base
 
     def with_enrollment(self, enrollment) -> TileRecognizer:
-        """The same model reading the tile set ``enrollment`` was made from (the
+        """The enrolment base reading the tile set ``enrollment`` was made from (its
         onnxruntime session is shared, not opened again)."""
-        return TileRecognizer(self.session, self.info, enrollment, self.path, self.model_digest)
+        base = self.enrollment_base
+        return TileRecognizer(
+            base.session, base.info, enrollment, base.path, base.model_digest, base.threads
+        )
 
     @classmethod
     def load(
@@ -281,16 +312,16 @@ class TileRecognizer:
         info = ModelInfo.load(meta)
         session = open_session(path, threads)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        enrollment = None
-        if enrollment_path is not None:
-            from vision.enrollment import Enrollment
+        recognizer = cls(session, info, None, path, digest, threads)
+        if enrollment_path is None:
+            return recognizer
+        from vision.enrollment import Enrollment
 
-            enrollment = Enrollment.load(enrollment_path)
-            try:
-                return cls(session, info, enrollment, path, digest)
-            except ValueError as err:
-                raise ValueError(f"{enrollment_path}: {err}") from None
-        return cls(session, info, enrollment, path, digest)
+        enrollment = Enrollment.load(enrollment_path)
+        try:
+            return recognizer.with_enrollment(enrollment)
+        except ValueError as err:
+            raise ValueError(f"{enrollment_path}: {err}") from None
 
     @property
     def crop_px(self) -> int:

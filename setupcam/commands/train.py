@@ -1,16 +1,25 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--quick] [--out models/] [--epochs N] [--threads T] [--workers W] [--quiet]``
-renders the crops (``W`` processes, default 2; cached under ``runs/data/``), trains,
-calibrates, exports ``OUT/tiles.onnx`` + ``OUT/tiles.json`` and prints the final
-evaluation table.
+``setupcam train [--network reader|enrollment-base|both] [--quick] [--out models/]
+[--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
+processes, default 2; cached under ``runs/data/``), trains, calibrates, exports and
+prints the final evaluation table of each network. Two networks ship: the *reader*
+(``OUT/tiles.onnx``) and the *enrolment base* (``OUT/enrollment-base.onnx``, its
+enrolment value scale then fitted on the enrolment tuning sets). ``both``, the
+default, renders the crops once, then trains the two side by side, one CPU core
+each, the enrolment base in a second process logging to
+``OUT/enrollment-base.log``.
 Needs the ``train`` extra (torch): ``pip install -e '.[train]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
+
+NETWORK_CHOICES = ("both", "reader", "enrollment-base")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,8 +29,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Train the tile classifier from scratch: render simulator crops, train, calibrate "
             "the confidence, export ONNX and print the evaluation table. The default recipe "
-            "reproduces models/tiles.onnx (about 46 minutes on 2 CPU cores)."
+            "reproduces the two shipped networks, models/tiles.onnx (the reader) and "
+            "models/enrollment-base.onnx (what enrolment learns a tile set from), side by "
+            "side on 2 CPU cores (about an hour)."
         ),
+    )
+    parser.add_argument(
+        "--network",
+        choices=NETWORK_CHOICES,
+        default="both",
+        help="which network to train (default both, side by side)",
     )
     parser.add_argument(
         "--out", type=Path, default=Path("models"), help="output directory (default models/)"
@@ -54,18 +71,72 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("training needs torch: .venv/bin/pip install -e '.[train]'") from None
     from dataclasses import replace
 
-    from vision.training.fit import full_config, quick_config, train
+    from vision.training.fit import MODEL_FILES, full_config, quick_config, render_data, train
     from vision.training_data import CACHE_DIR
 
-    cfg = quick_config() if args.quick else full_config()
-    if args.epochs is not None:
-        if args.epochs < 1:
-            raise UsageError("--epochs must be at least 1")
-        cfg = replace(cfg, epochs=args.epochs)
+    if args.epochs is not None and args.epochs < 1:
+        raise UsageError("--epochs must be at least 1")
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
-    cfg = replace(cfg, threads=args.threads)
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    train(cfg, args.out, quiet=args.quiet, cache_dir=args.cache or CACHE_DIR, workers=args.workers)
+    cache = args.cache or CACHE_DIR
+
+    def recipe(network: str):
+        cfg = quick_config() if args.quick else full_config(network)
+        if args.quick and network == "reader":
+            cfg = replace(cfg, colour_augment="grey")
+        if args.epochs is not None:
+            cfg = replace(cfg, epochs=args.epochs)
+        return replace(cfg, threads=args.threads)
+
+    networks = ("reader", "enrollment-base") if args.network == "both" else (args.network,)
+    # Rendered once, before a second process could start rendering the same crops.
+    render_data(recipe(networks[0]), cache, progress=not args.quiet, workers=args.workers)
+    side = None
+    if len(networks) == 2:
+        args.out.mkdir(parents=True, exist_ok=True)
+        log_path = args.out / "enrollment-base.log"
+        print(
+            f"training the enrolment base alongside, in a second process (log: {log_path})",
+            file=sys.stderr,
+            flush=True,
+        )
+        side = _start_side_training(args, "enrollment-base", log_path)
+    network = networks[0]
+    try:
+        train(recipe(network), args.out, quiet=args.quiet, cache_dir=cache, network=network)
+        if network == "enrollment-base" and not args.quick:
+            from vision.training.value_scale import fit_value_scale
+
+            fit_value_scale(args.out / MODEL_FILES[network], progress=not args.quiet)
+    except BaseException:
+        if side is not None:
+            side[0].terminate()  # no orphan left training on a failed or stopped run
+        raise
+    if side is not None:
+        process, log_path = side
+        if not args.quiet:
+            print("waiting for the enrolment base...", file=sys.stderr, flush=True)
+        if process.wait() != 0:
+            raise UsageError(f"training the enrolment base failed: see {log_path}")
+        print(f"\nenrolment base ({args.out / MODEL_FILES['enrollment-base']}):")
+        print(log_path.read_text(encoding="utf-8").rstrip())
     return 0
+
+
+def _start_side_training(
+    args: argparse.Namespace, network: str, log_path: Path
+) -> tuple[subprocess.Popen, Path]:
+    command = [sys.executable, "-m", "setupcam", "train", "--network", network, "--quiet"]
+    command += ["--out", str(args.out), "--threads", str(args.threads)]
+    if args.quick:
+        command.append("--quick")
+    if args.epochs is not None:
+        command += ["--epochs", str(args.epochs)]
+    if args.cache is not None:
+        command += ["--cache", str(args.cache)]
+    log = log_path.open("w", encoding="utf-8")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    log.close()  # the child holds its own copy of the file
+    return process, log_path

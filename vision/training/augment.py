@@ -3,8 +3,11 @@
 Tiles may face any player and the camera may sit on any side, so every crop is
 turned by a random multiple of 90° plus a small angle; light, white balance,
 focus and sensor noise vary as they do between tables and webcams; a tenth of
-the crops swap colour channels so the network also learns suit *shapes*
-(an unseen tile set may colour its suits differently)::
+the crops lose their colours so the network also learns suit *shapes* (an unseen
+tile set may colour its suits differently): ``colour="swap"`` swaps their colour
+channels (the enrolment base's recipe), ``colour="grey"`` turns them grey (the
+reader's: the swap makes false pairs, a navy club from a green one; see
+models/README.md, "Session 13")::
 
     >>> import torch
     >>> x = torch.zeros(4, 56, 56, 3)
@@ -15,6 +18,7 @@ the crops swap colour channels so the network also learns suit *shapes*
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -24,8 +28,22 @@ def _rand(n: int, lo: float, hi: float, gen: torch.Generator) -> torch.Tensor:
     return lo + (hi - lo) * torch.rand(n, generator=gen)
 
 
-def augment(x: torch.Tensor, gen: torch.Generator, strength: float = 1.0) -> torch.Tensor:
-    """Augmented copy of ``x`` (N x P x P x 3 float, 0..255)."""
+ColourAugment = Literal["swap", "grey"]
+COLOUR_AUGMENTS: tuple[ColourAugment, ...] = ("swap", "grey")
+# Luma weights in the crops' BGR order.
+_LUMA_BGR = (0.114, 0.587, 0.299)
+
+
+def augment(
+    x: torch.Tensor,
+    gen: torch.Generator,
+    strength: float = 1.0,
+    colour: ColourAugment = "swap",
+) -> torch.Tensor:
+    """Augmented copy of ``x`` (N x P x P x 3 float, 0..255); ``colour`` says how a
+    tenth of the crops lose their colours (``"swap"`` or ``"grey"``)."""
+    if colour not in COLOUR_AUGMENTS:
+        raise ValueError(f"colour must be one of {COLOUR_AUGMENTS}, not {colour!r}")
     n = x.shape[0]
     img = x.permute(0, 3, 1, 2)  # NCHW for the geometric ops
     # Geometry: quarter turn + small angle + slight scale and shift, one resample.
@@ -55,13 +73,19 @@ def augment(x: torch.Tensor, gen: torch.Generator, strength: float = 1.0) -> tor
     img = img * bright * balance
     gamma = _rand(n, 0.8, 1.25, gen).view(n, 1, 1, 1)
     img = 255.0 * (img.clamp(0, 255) / 255.0) ** gamma
-    # Colour channels swapped on some crops: suit shape must count, not only colour.
-    swap = torch.rand(n, generator=gen) < 0.1
-    if swap.any():
-        perm = torch.randperm(3, generator=gen)
-        if perm.tolist() == [0, 1, 2]:
-            perm = torch.tensor([2, 0, 1])
-        img[swap] = img[swap][:, perm]
+    # Some crops lose their colours: suit shape must count, not only colour.
+    if colour == "grey":
+        grey = torch.rand(n, generator=gen) < 0.1
+        if grey.any():
+            luma = torch.tensor(_LUMA_BGR).view(1, 3, 1, 1)
+            img[grey] = (img[grey] * luma).sum(1, keepdim=True).expand(-1, 3, -1, -1)
+    else:
+        swap = torch.rand(n, generator=gen) < 0.1
+        if swap.any():
+            perm = torch.randperm(3, generator=gen)
+            if perm.tolist() == [0, 1, 2]:
+                perm = torch.tensor([2, 0, 1])
+            img[swap] = img[swap][:, perm]
     # Sensor noise.
     noise = _rand(n, 0, 3, gen).view(n, 1, 1, 1)
     img = img + noise * torch.randn(img.shape, generator=gen)

@@ -1,11 +1,17 @@
 """The whole training recipe: render data, train, calibrate, export ONNX, evaluate.
 
 ``setupcam train`` calls :func:`train`. Everything is seeded, so one command
-reproduces the shipped ``models/tiles.onnx`` + ``models/tiles.json``::
+reproduces the two shipped networks (:data:`NETWORKS`): the *reader*
+``models/tiles.onnx``, which reads the art it was trained on, and the *enrolment
+base* ``models/enrollment-base.onnx``, whose features enrolment learns a user's own
+tile set from. One recipe serves both but for its seed and how a tenth of the
+crops lose their colours (models/README.md, "Session 17")::
 
     >>> cfg = quick_config()
     >>> cfg.train.tables, cfg.epochs
     (6, 1)
+    >>> full_config("reader").colour_augment, full_config("enrollment-base").colour_augment
+    ('grey', 'swap')
 
 Steps: (1) crops of the training families (rendered once, cached under
 ``runs/data/``); (2) a :class:`~vision.training.model.TileNet` trained with AdamW
@@ -37,7 +43,7 @@ import torch.nn.functional as F
 from vision.board_view import CROP_SPAN
 from vision.recognizer import LABELS, TileRecognizer, open_session, softmax
 from vision.synth import HELDOUT_FAMILIES
-from vision.training.augment import augment
+from vision.training.augment import ColourAugment, augment
 from vision.training.evaluate import (
     choose_threshold,
     family_table,
@@ -68,11 +74,22 @@ class TrainConfig:
     threads: int = 1  # 2 torch threads on a shared 2-core machine run 8x slower
     bf16: bool = True  # bfloat16 autocast in training
     int8: bool = True  # ship the network quantised to 8-bit integers
+    colour_augment: ColourAugment = "swap"  # see vision.training.augment
 
 
-def full_config() -> TrainConfig:
-    """The shipped model's recipe."""
-    return TrainConfig(
+NETWORKS = ("reader", "enrollment-base")
+"""The shipped networks, by what they do."""
+MODEL_FILES = {"reader": "tiles.onnx", "enrollment-base": "enrollment-base.onnx"}
+"""Each network's ONNX file name in the output directory (its ``.json`` beside it)."""
+
+
+def full_config(network: str = "reader") -> TrainConfig:
+    """A shipped network's recipe: the reader's crops turn grey where the enrolment
+    base's swap colour channels, and each keeps the seed that trained it best (models/
+    README.md, "Session 17")."""
+    if network not in NETWORKS:
+        raise ValueError(f"network must be one of {NETWORKS}, not {network!r}")
+    recipe = TrainConfig(
         train=DataSpec(name="train", seed=1000, tables=700, views=6),
         # The "?" threshold allows 1 confident error in 2,000 validation squares, so it
         # is set by the validation set's few most confident errors; those come a few
@@ -83,6 +100,9 @@ def full_config() -> TrainConfig:
         heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
         epochs=32,
     )
+    if network == "reader":
+        return replace(recipe, seed=2, colour_augment="grey")
+    return recipe
 
 
 def quick_config() -> TrainConfig:
@@ -155,7 +175,7 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
         running, correct, seen = 0.0, 0, 0
         for b in range(steps_per_epoch):
             idx = order[b * cfg.batch : (b + 1) * cfg.batch]
-            xb = augment(x[idx].float(), gen)
+            xb = augment(x[idx].float(), gen, colour=cfg.colour_augment)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
                 logits, _ = net(xb)
             logits = logits.float()
@@ -217,11 +237,9 @@ def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)), np.float32)
 
 
-def onnx_logits_all_turns(path: Path, x: np.ndarray) -> np.ndarray:
-    """Mean logits of each crop over its four quarter turns, as
-    :meth:`vision.recognizer.TileRecognizer.probabilities_all_turns` averages them."""
-    turns = [onnx_logits(path, np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))) for k in range(4)]
-    return np.mean(turns, axis=0)
+def onnx_logits_each_turn(path: Path, x: np.ndarray) -> list[np.ndarray]:
+    """Logits of the crops ``x`` at each quarter turn (0, 90, 180, 270 degrees)."""
+    return [onnx_logits(path, np.ascontiguousarray(np.rot90(x, k, axes=(1, 2)))) for k in range(4)]
 
 
 def train(
@@ -230,18 +248,20 @@ def train(
     quiet: bool = False,
     cache_dir: Path = CACHE_DIR,
     workers: int | None = None,
+    network: str = "reader",
 ) -> dict:
-    """Run the whole recipe and write ``out_dir/tiles.onnx`` and ``tiles.json``.
-    Returns the metadata written (with the metrics); prints the final table.
+    """Run the whole recipe and write ``out_dir/`` the ``network``'s ONNX file
+    (:data:`MODEL_FILES`) and its ``.json``. The reader's names the enrolment base
+    beside it. Returns the metadata written (with the metrics); prints the final table.
     ``workers`` render processes for crops not cached yet (default
     :func:`vision.training_data.default_workers`; the crops do not depend on it)."""
+    if network not in NETWORKS:
+        raise ValueError(f"network must be one of {NETWORKS}, not {network!r}")
     t_start = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     progress = not quiet
-    datasets = {}
-    for spec in (cfg.train, cfg.val, cfg.test, cfg.heldout):
-        datasets[spec.name] = load_or_generate(spec, cache_dir, progress=progress, workers=workers)
+    datasets = render_data(cfg, cache_dir, progress=progress, workers=workers)
     train_data = datasets[cfg.train.name]
     t_data = time.perf_counter() - t_start
     _log(f"data: {len(train_data)} training crops ({t_data:.0f} s)", quiet)
@@ -251,7 +271,7 @@ def train(
     losses = fit_model(net, train_data, cfg, progress=progress)
     t_train = time.perf_counter() - t_start - t_data
 
-    onnx_path = Path(out_dir) / "tiles.onnx"
+    onnx_path = Path(out_dir) / MODEL_FILES[network]
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     val = datasets[cfg.val.name]
     with tempfile.TemporaryDirectory() as tmp:
@@ -269,6 +289,8 @@ def train(
     pooled_features_as_embedding(onnx_path)
 
     meta = calibrate_and_evaluate(onnx_path, cfg, datasets)
+    if network == "reader":
+        meta["enrollment_model"] = MODEL_FILES["enrollment-base"]
     meta["epoch_losses"] = [round(v, 4) for v in losses]
     elapsed = time.perf_counter() - t_start
     meta["metrics"]["seconds"] = {
@@ -283,6 +305,17 @@ def train(
     return meta
 
 
+def render_data(
+    cfg: TrainConfig, cache_dir: Path = CACHE_DIR, progress: bool = True, workers: int | None = None
+) -> dict[str, CropSet]:
+    """The recipe's crop sets by name, rendered once and cached (both networks train
+    on the same crops)."""
+    return {
+        spec.name: load_or_generate(spec, cache_dir, progress=progress, workers=workers)
+        for spec in (cfg.train, cfg.val, cfg.test, cfg.heldout)
+    }
+
+
 def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str, CropSet]) -> dict:
     """Fit the shipped model's temperature and "?" threshold on the validation crops
     (on its own outputs, as it will run), write ``tiles.json`` beside it, then print
@@ -294,17 +327,20 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     """
     crop_px = cfg.train.crop_px
     val = datasets[cfg.val.name]
-    val_logits = onnx_logits(onnx_path, val.x)
-    temperature = fit_temperature(val_logits, val.y.astype(np.int64))
+    y, top = val.y.astype(np.int64), val.top.astype(np.int64)
+    turns = onnx_logits_each_turn(onnx_path, val.x)
+    temperature = fit_temperature(turns[0], y)
+    # A tile may face any player, so the threshold must hold whichever way the crop
+    # is turned: the crops read at each quarter turn count as four validation sets
+    # (models/README.md, "Session 17": one turn alone let a network answer 8 and 6
+    # of one tile confidently).
     threshold = choose_threshold(
-        softmax(val_logits, temperature), val.y.astype(np.int64), top=val.top.astype(np.int64)
+        softmax(np.concatenate(turns), temperature), np.tile(y, 4), top=np.tile(top, 4)
     )
     # The mean of four turns' logits is steadier than one pass's, so it has its own
     # temperature (by likelihood, as the first); the "?" threshold stays the one-pass
     # one, the stricter (models/README.md, "Session 11").
-    temperature_all_turns = fit_temperature(
-        onnx_logits_all_turns(onnx_path, val.x), val.y.astype(np.int64)
-    )
+    temperature_all_turns = fit_temperature(np.mean(turns, axis=0), y)
 
     meta = {
         "labels": list(LABELS),

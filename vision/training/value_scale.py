@@ -5,7 +5,8 @@ scale (:data:`vision.enrollment.VALUE_SCALE`). How large the scores are depends 
 far apart a model's features put the values, so two trainings need different scales:
 at the scale tuned on one, the other may leave far more squares "?" while being no
 less right (models/README.md, "Session 16"). This fits the scale per model, the way
-the temperature is fitted, and writes it into the model's ``tiles.json``::
+the temperature is fitted, and writes it into the enrolment base's ``.json`` (the
+model's own when it names no other)::
 
     .venv/bin/python -m vision.training.value_scale --model runs/m/tiles.onnx [--write]
 
@@ -56,7 +57,9 @@ def sweep(
     rec: TileRecognizer, seeds: range, tests: int = 20, progress: bool = True
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """Visible squares, and per scale of :data:`SCALES` the squares "?" or wrong and
-    those read wrongly, at four turns, over the tile sets ``seeds``."""
+    those read wrongly, at four turns, over the tile sets ``seeds``, enrolled on
+    ``rec``'s enrolment base."""
+    rec = rec.enrollment_base
     layout = Layout.load()
     errors, wrong = np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
     squares = 0
@@ -87,11 +90,37 @@ def sweep(
     return squares, errors, wrong
 
 
+def fit_value_scale(
+    model: Path, sets: int = 32, progress: bool = True, write: bool = True
+) -> float:
+    """Sweep :data:`SCALES` on ``sets`` tuning sets for ``model``'s enrolment base, print
+    the table, and (``write``) store the chosen scale in that network's ``.json``."""
+    rec = TileRecognizer.load(model, threads=1).enrollment_base
+    assert rec.path is not None
+    meta_path = rec.path.with_suffix(".json")
+    seeds = range(FIRST_TUNING_SEED, FIRST_TUNING_SEED + sets)
+    squares, errors, wrong = sweep(rec, seeds, progress=progress)
+    chosen = choose_scale(SCALES, wrong, squares)
+    print(f"{squares} visible squares, tuning sets {seeds[0]}-{seeds[-1]}, four turns")
+    print("| value scale | error | wrong |")
+    print("|---|---|---|")
+    for scale, e, w in zip(SCALES, errors, wrong, strict=True):
+        mark = " (chosen)" if scale == chosen else ""
+        print(f"| {scale}{mark} | {100 * e / squares:.2f}% | {w} |")
+    if write:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["enrollment_value_scale"] = chosen
+        text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        meta_path.write_text(text, encoding="utf-8")
+        print(f"wrote enrollment_value_scale {chosen} into {meta_path}")
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="model (.onnx)")
     parser.add_argument("--sets", type=int, default=32, help="tuning sets (default 32)")
-    parser.add_argument("--write", action="store_true", help="write the scale into tiles.json")
+    parser.add_argument("--write", action="store_true", help="write the scale into its .json")
     args = parser.parse_args(argv)
     if args.sets < 1:
         print("error: --sets must be at least 1", file=sys.stderr)
@@ -100,22 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file() or not meta_path.is_file():
         print(f"error: {args.model} and {meta_path} must both exist", file=sys.stderr)
         return 2
-    rec = TileRecognizer.load(args.model, threads=1)
-    seeds = range(FIRST_TUNING_SEED, FIRST_TUNING_SEED + args.sets)
-    squares, errors, wrong = sweep(rec, seeds)
-    chosen = choose_scale(SCALES, wrong, squares)
-    print(f"{squares} visible squares, tuning sets {seeds[0]}-{seeds[-1]}, four turns")
-    print("| value scale | error | wrong |")
-    print("|---|---|---|")
-    for scale, e, w in zip(SCALES, errors, wrong, strict=True):
-        mark = " (chosen)" if scale == chosen else ""
-        print(f"| {scale}{mark} | {100 * e / squares:.2f}% | {w} |")
-    if args.write:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta["enrollment_value_scale"] = chosen
-        text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
-        meta_path.write_text(text, encoding="utf-8")
-        print(f"wrote enrollment_value_scale {chosen} into {meta_path}")
+    try:
+        fit_value_scale(args.model, args.sets, write=args.write)
+    except FileNotFoundError as err:
+        print(f"error: {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
     return 0
 
 
