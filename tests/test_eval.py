@@ -1,16 +1,18 @@
-"""A small end-to-end evaluation in CI: four short simulated games with hands, every
-frame through the live pipeline with the shipped model (`setupcam eval`).
+"""The published end-to-end evaluation in CI: twenty simulated games of twelve turns
+with hands, every frame through the live pipeline with the shipped model
+(`setupcam eval --games 20 --seed 100000 --hands --max-turns 12`, as
+models/README.md and docs/benchmarks.md report it).
 
 It fails on what must never regress: a turn scored wrong without asking the players,
 a missed or invented turn, a bonus missed, the score shown later than 0.7 s after
-the hand leaves (simulated time), or confidently wrong readings above the
-per-square target, or a full per-square error (unread squares included) above
-today's level. (The full per-square target itself is not met yet: see
-models/README.md.)
+the hand leaves (simulated time), or a per-square error (unread squares included)
+above the 0.1% target.
 
-Four games of six turns read about 12,000 squares. Two games of four turns (4,400
-squares, until session 4) were too few for a 0.1% gate: one tile misread for a few
-frames is 0.1% by itself, so the gate measured chance, not the model.
+Why twenty games, not two: the error is not spread evenly over games. The first
+game's board is 283 px wide in the picture, under the 300 px the app asks for, and
+six of its turns alone read 1.6% of their squares "?" or wrong while the next three
+games read none; four games of six turns measured 0.38%, twenty of twelve 0.080%
+(models/README.md, "Session 17"). A gate at the target needs the whole published set.
 """
 
 from __future__ import annotations
@@ -26,12 +28,8 @@ from setupcam.evaluate import EVAL_SEED_BASE, _GameTally
 from vision.recognizer import LABELS, Reading
 
 PER_SQUARE_TARGET = 0.001
-PER_SQUARE_ERROR_TODAY = 0.03
-"""Ceiling on the full per-square error (unread squares included) of this small eval:
-1.3% since session 11 (doubtful squares read again at four turns, with their own
-temperature; 3.7% with the same network before; session 6: 9.6%; session 4: 17.9%),
-plus a margin. Not the target
-(0.1%): a regression guard, to lower as the model improves."""
+"""Issue 4's target for the art the reader was trained on: at most 0.1% of the squares
+read "?" or wrong (0.080% measured in session 17)."""
 ENROLLED_WRONG_CEILING = 0.003
 """Ceiling on the confidently wrong squares of the enrolled held-out games below: a
 regression guard, not the target (0.2% error after enrolment, "?" included). In these
@@ -40,17 +38,17 @@ enrolment's covered shift, 0.21% with it (session 10); 0.078% over 10 games."""
 SCORE_DELAY_TARGET_S = 0.7
 
 
-def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_published_eval_scores_every_turn_right_or_asks_and_meets_the_target(capsys) -> None:  # type: ignore[no-untyped-def]
     code = main(
         [
             "eval",
             "--games",
-            "4",
+            "20",
             "--seed",
             str(EVAL_SEED_BASE),
             "--hands",
             "--max-turns",
-            "6",
+            "12",
             "--json",
         ]
     )
@@ -73,7 +71,7 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
         "score_delay_s_p50",
     ):
         assert key in report, key
-    assert report["games"] == 4 and report["turns"] == 24
+    assert report["games"] == 20 and report["turns"] == 240
     assert report["turns_wrong_silent"] == 0, report["wrong_turns"]
     assert report["turns_missed"] == 0
     assert report["turns_extra"] == 0
@@ -82,8 +80,7 @@ def test_small_eval_has_no_silent_wrong_scores(capsys) -> None:  # type: ignore[
     assert 0 < report["score_delay_s_p50"] <= SCORE_DELAY_TARGET_S
     assert report["turns_correct"] + report["turns_flagged"] == report["turns"]
     assert report["squares_read"] > 1000
-    assert report["per_square_wrong"] <= PER_SQUARE_TARGET
-    assert report["per_square_error"] <= PER_SQUARE_ERROR_TODAY
+    assert report["per_square_error"] <= PER_SQUARE_TARGET
     # The game is decided from steady views, at least one per turn; what they read
     # confidently must be as right as every frame's reading.
     assert report["steady_views"] >= report["turns"]

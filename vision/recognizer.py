@@ -151,12 +151,12 @@ def small_board_advice(corners: np.ndarray) -> str | None:
 
 NOT_ENROLLED_ADVICE = (
     "no enrolled tile set: the model knows only the simulator's art, and on a set "
-    "coloured otherwise it misreads about 7% of tiles with confidence; enrol yours "
-    "first (setupcam enroll, see the README)"
+    "coloured otherwise it misreads many tiles with confidence (one square in six in "
+    "the simulator); enrol yours first (setupcam enroll, see the README)"
 )
 """Said when a real picture is read without an enrolment (models/README.md,
-"Session 9": 7.08% of squares confidently wrong on sets whose suits take other
-colours)."""
+"Session 17": the reader read 17.5% of the squares confidently wrong in the live app
+on simulated sets whose suits take other colours)."""
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
