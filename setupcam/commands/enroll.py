@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"{args.model}: no such model file")
-    base = TileRecognizer.load(args.model)
+    model = TileRecognizer.load(args.model)
     try:
-        enrollment = build_enrollment(base, samples, layout)
+        enrollment = build_enrollment(model, samples, layout)
     except ValueError as err:
         raise UsageError(f"cannot enrol: {err}") from None
     out = args.out or default_enrollment_path()
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     misread: list[str] = []
     for sample in samples:
         truth = position_labels(sample.position, layout)
-        before = base.read_board(sample.image, sample.corners, layout, all_turns=True)
+        before = model.read_board(sample.image, sample.corners, layout, all_turns=True)
         after = enrolled.read_board(sample.image, sample.corners, layout, all_turns=True)
         for square, want in zip(layout.squares, truth, strict=True):
             total += 1
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"tiles missing: {' '.join(missing) if missing else 'none'}")
     print(
         f"enrolment photos read back: {right_after}/{total} squares right "
-        f"({100 * right_after / total:.1f}%; base model alone {100 * right_before / total:.1f}%)"
+        f"({100 * right_after / total:.1f}%; not enrolled {100 * right_before / total:.1f}%)"
     )
     if misread:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
