@@ -83,18 +83,18 @@ def run(args: argparse.Namespace) -> int:
     cache = args.cache or CACHE_DIR
 
     def recipe(network: str):
-        cfg = quick_config() if args.quick else full_config(network)
-        if args.quick and network == "reader":
-            cfg = replace(cfg, colour_augment="grey")
+        cfg = quick_config(network) if args.quick else full_config(network)
         if args.epochs is not None:
             cfg = replace(cfg, epochs=args.epochs)
         return replace(cfg, threads=args.threads)
 
     networks = ("reader", "enrollment-base") if args.network == "both" else (args.network,)
-    # Rendered once, before a second process could start rendering the same crops.
-    render_data(recipe(networks[0]), cache, progress=not args.quiet, workers=args.workers)
-    side = None
+    datasets, side = None, None
     if len(networks) == 2:
+        # Rendered once, before the second process could start rendering the same crops.
+        datasets = render_data(
+            recipe(networks[0]), cache, progress=not args.quiet, workers=args.workers
+        )
         args.out.mkdir(parents=True, exist_ok=True)
         log_path = args.out / "enrollment-base.log"
         print(
@@ -105,7 +105,15 @@ def run(args: argparse.Namespace) -> int:
         side = _start_side_training(args, "enrollment-base", log_path)
     network = networks[0]
     try:
-        train(recipe(network), args.out, quiet=args.quiet, cache_dir=cache, network=network)
+        train(
+            recipe(network),
+            args.out,
+            quiet=args.quiet,
+            cache_dir=cache,
+            workers=args.workers,
+            network=network,
+            datasets=datasets,
+        )
         if network == "enrollment-base" and not args.quick:
             from vision.training.value_scale import fit_value_scale
 

@@ -105,10 +105,11 @@ def full_config(network: str = "reader") -> TrainConfig:
     return recipe
 
 
-def quick_config() -> TrainConfig:
-    """A smoke run (CI): a few hundred crops, one epoch."""
+def quick_config(network: str = "reader") -> TrainConfig:
+    """A smoke run (CI): a few hundred crops, one epoch, with ``network``'s colour
+    augmentation."""
     small = ((640, 360),)
-    return TrainConfig(
+    recipe = TrainConfig(
         train=DataSpec(name="q-train", seed=1000, tables=6, views=4, resolutions=small),
         val=DataSpec(name="q-val", seed=2000, tables=2, views=2, resolutions=small),
         test=DataSpec(name="q-test", seed=3000, tables=2, views=2, resolutions=small),
@@ -123,6 +124,7 @@ def quick_config() -> TrainConfig:
         epochs=1,
         batch=64,
     )
+    return replace(recipe, colour_augment=full_config(network).colour_augment)
 
 
 def _log(message: str, quiet: bool) -> None:
@@ -249,19 +251,22 @@ def train(
     cache_dir: Path = CACHE_DIR,
     workers: int | None = None,
     network: str = "reader",
+    datasets: dict[str, CropSet] | None = None,
 ) -> dict:
     """Run the whole recipe and write ``out_dir/`` the ``network``'s ONNX file
     (:data:`MODEL_FILES`) and its ``.json``. The reader's names the enrolment base
     beside it. Returns the metadata written (with the metrics); prints the final table.
     ``workers`` render processes for crops not cached yet (default
-    :func:`vision.training_data.default_workers`; the crops do not depend on it)."""
+    :func:`vision.training_data.default_workers`; the crops do not depend on it).
+    ``datasets``: the recipe's crop sets when the caller has them (:func:`render_data`)."""
     if network not in NETWORKS:
         raise ValueError(f"network must be one of {NETWORKS}, not {network!r}")
     t_start = time.perf_counter()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     progress = not quiet
-    datasets = render_data(cfg, cache_dir, progress=progress, workers=workers)
+    if datasets is None:
+        datasets = render_data(cfg, cache_dir, progress=progress, workers=workers)
     train_data = datasets[cfg.train.name]
     t_data = time.perf_counter() - t_start
     _log(f"data: {len(train_data)} training crops ({t_data:.0f} s)", quiet)
