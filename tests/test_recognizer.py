@@ -402,6 +402,58 @@ def test_an_enrolment_names_its_network_and_no_other_network_reads_it(
     assert recognizer.with_enrollment(unnamed).enrollment is unnamed
 
 
+def test_an_enrolment_names_the_network_not_the_file_it_is_stored_in(
+    tmp_path: Path, recognizer: TileRecognizer
+) -> None:
+    """A retrained network with the same layers and weights reads the enrolments of
+    the shipped one even when its file is laid out otherwise (session 17's retrained
+    base differed in one dimension's name); enrolments that name the shipped file by
+    its bytes (sessions 16-17) still read with that file."""
+    import onnx
+
+    from vision.training.digest import network_digest
+
+    base = recognizer.enrollment_base
+    for shipped in (recognizer, base):  # tiles.json names what the .onnx holds
+        assert shipped.model_digest == network_digest(shipped.path)
+        assert shipped.file_digest not in (None, shipped.model_digest)
+    relaid = tmp_path / "enrollment-base.onnx"
+    model = onnx.load(str(base.path))
+    dim = model.graph.output[1].type.tensor_type.shape.dim[1]
+    dim.dim_param = "width" if dim.dim_param != "width" else "features"
+    onnx.save(model, str(relaid))
+    relaid.with_suffix(".json").write_bytes(base.path.with_suffix(".json").read_bytes())
+    assert relaid.read_bytes() != base.path.read_bytes()
+    assert network_digest(relaid) == base.model_digest
+    retrained = TileRecognizer.load(relaid)
+    assert retrained.model_digest == base.model_digest
+    assert retrained.file_digest != base.file_digest
+
+    from vision.enrollment import Enrollment, LinearHead
+    from vision.tile_colour import FEATURES
+
+    width = base.info.embedding_dim
+    enrollment = Enrollment(
+        LinearHead(np.zeros((width, 10)), np.zeros(10)),
+        LinearHead(np.zeros((FEATURES, 5)), np.zeros(5)),
+        np.ones(len(LABELS), int),
+    )
+    named = dataclasses.replace(enrollment, model_digest=base.model_digest)
+    assert retrained.with_enrollment(named).enrollment is named
+    legacy = dataclasses.replace(enrollment, model_digest=base.file_digest)
+    assert base.with_enrollment(legacy).enrollment is legacy
+    with pytest.raises(ValueError, match="another model"):
+        retrained.with_enrollment(legacy)
+
+    # Any weight changed is another network.
+    weight = next(t for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8)
+    array = onnx.numpy_helper.to_array(weight).copy()
+    array.flat[0] = 1 - array.flat[0]
+    weight.CopyFrom(onnx.numpy_helper.from_array(array, weight.name))
+    onnx.save(model, str(tmp_path / "changed.onnx"))
+    assert network_digest(tmp_path / "changed.onnx") != base.model_digest
+
+
 def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_base(
     recognizer: TileRecognizer,
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.recognizer import COVERED, LABELS, TileRecognizer
+from vision.training.digest import network_digest
 from vision.training.evaluate import choose_threshold, fit_temperature, score
 from vision.training_data import CropSet, DataSpec, generate, load_or_generate
 
@@ -164,6 +165,8 @@ def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(
     base = reader.enrollment_base
     assert base.path == out / "enrollment-base.onnx"
     assert base.model_digest != reader.model_digest
+    for network in (reader, base):  # named by what the file computes, written at training
+        assert network.model_digest == network_digest(network.path) == network.info.network_digest
     recipes = {
         path.name: json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["recipe"]
         for path in (reader.path, base.path)

@@ -192,6 +192,9 @@ class ModelInfo:
     enrollment_model: str | None = None
     """The file name, beside this one, of the network enrolment learns from (None:
     this network)."""
+    network_digest: str | None = None
+    """What the network computes, as :func:`vision.training.digest.network_digest`
+    names it (None in models trained before session 18)."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -212,6 +215,7 @@ class ModelInfo:
                 float(data["enrollment_value_scale"]) if "enrollment_value_scale" in data else None
             ),
             enrollment_model=data.get("enrollment_model"),
+            network_digest=data.get("network_digest"),
             extra=data,
         )
 
@@ -247,13 +251,18 @@ class TileRecognizer:
         path: Path | None = None,
         model_digest: str | None = None,
         threads: int = 1,
+        file_digest: str | None = None,
     ) -> None:
         self.session = session
         self.path = path
         self.info = info
         self.model_digest = model_digest
-        """Names the network's weights (the start of the ONNX file's SHA-256), so that
-        an enrolment is never read with a network it was not fitted on."""
+        """Names the network (its layers and weights: ``tiles.json``'s
+        ``network_digest``, else the start of the ONNX file's SHA-256), so that an
+        enrolment is never read with a network it was not fitted on."""
+        self.file_digest = file_digest
+        """The start of the ONNX file's SHA-256: what enrolments made before session 18
+        recorded, still accepted from this very file."""
         self.threads = threads
         if enrollment is not None:
             _check_made_with(enrollment, self)
@@ -283,7 +292,13 @@ class TileRecognizer:
         onnxruntime session is shared, not opened again)."""
         base = self.enrollment_base
         return TileRecognizer(
-            base.session, base.info, enrollment, base.path, base.model_digest, base.threads
+            base.session,
+            base.info,
+            enrollment,
+            base.path,
+            base.model_digest,
+            base.threads,
+            base.file_digest,
         )
 
     @classmethod
@@ -311,8 +326,9 @@ class TileRecognizer:
             )
         info = ModelInfo.load(meta)
         session = open_session(path, threads)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        recognizer = cls(session, info, None, path, digest, threads)
+        file_digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        digest = info.network_digest or file_digest
+        recognizer = cls(session, info, None, path, digest, threads, file_digest)
         if enrollment_path is None:
             return recognizer
         from vision.enrollment import Enrollment
@@ -408,11 +424,13 @@ class TileRecognizer:
 
 def _check_made_with(enrollment, recognizer: TileRecognizer) -> None:
     """``ValueError`` unless ``enrollment`` was fitted on ``recognizer``'s network
-    (files from before session 16 name no network: only their size is checked)."""
+    (files from before session 16 name no network: only their size is checked; files
+    from sessions 16-17 name the network by its file's digest)."""
     made_with, now = enrollment.model_digest, recognizer.model_digest
+    names = {now, recognizer.file_digest} - {None}
     if enrollment.embedding_dim != recognizer.info.embedding_dim:
         why = f"embedding {enrollment.embedding_dim}, model {recognizer.info.embedding_dim}"
-    elif made_with is not None and now is not None and made_with != now:
+    elif made_with is not None and names and made_with not in names:
         why = f"network {made_with}, now {now}"
     else:
         return

@@ -44,6 +44,7 @@ from vision.board_view import CROP_SPAN
 from vision.recognizer import LABELS, TileRecognizer, open_session, softmax
 from vision.synth import HELDOUT_FAMILIES
 from vision.training.augment import ColourAugment, augment
+from vision.training.digest import network_digest
 from vision.training.evaluate import (
     choose_threshold,
     family_table,
@@ -359,6 +360,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
         "embedding_dim": WIDTHS[-1],
         "embedding": "the pooled features under the embedding layer (vision.training.outputs)",
         "architecture": describe(),
+        "network_digest": network_digest(onnx_path),
         "recipe": _recipe(cfg),
     }
     meta_path = onnx_path.with_suffix(".json")
