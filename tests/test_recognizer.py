@@ -460,6 +460,7 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     """Two networks ship: the reader for the art it was trained on, and the base whose
     features enrolment learns a new set from (models/README.md, "Session 17")."""
     from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.tile_colour import colour_features
     from vision.training_data import tile_set_frames
 
     base = recognizer.enrollment_base
@@ -469,16 +470,40 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     tile_set = tile_set_frames(6, "split", photos=5, tests=1)
     samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in tile_set.enrol]
     enrollment = build_enrollment(recognizer, samples)
-    same = build_enrollment(base, samples)
-    assert enrollment.model_digest == same.model_digest == base.model_digest
-    np.testing.assert_array_equal(enrollment.value.weight, same.value.weight)
+    alone = build_enrollment(base, samples)
+    assert enrollment.model_digest == alone.model_digest == base.model_digest
+    assert (enrollment.reader_digest, alone.reader_digest) == (recognizer.model_digest, None)
+    assert enrollment.embedding_dim == alone.embedding_dim * 2  # both networks' features
     enrolled = recognizer.with_enrollment(enrollment)
     assert enrolled.session is base.session and enrolled.model_digest == base.model_digest
     frame, corners = tile_set.test[0]
     crops = recognizer.crops(frame.image, corners, LAYOUT)
-    base_logits = base.run(crops)[0]
-    assert not np.allclose(recognizer.run(crops)[0], base_logits)  # two networks indeed
+    (base_logits, base_features), (own_logits, own_features) = (
+        base.run(crops),
+        recognizer.run(crops),
+    )
+    assert not np.allclose(own_logits, base_logits)  # two networks indeed
     np.testing.assert_array_equal(enrolled.run(crops)[0], base_logits)
+    # The enrolled reading: the two networks' tempered logits averaged, their unit
+    # features side by side.
+    unit = lambda f: f / np.linalg.norm(f, axis=1, keepdims=True)  # noqa: E731
+    logits = (base_logits / base.info.temperature + own_logits / recognizer.info.temperature) / 2
+    features = np.hstack([unit(base_features), unit(own_features)])
+    by_hand = enrollment.probabilities(logits, features, colour_features(crops), 1.0)
+    np.testing.assert_allclose(enrolled.probabilities(crops), by_hand, rtol=1e-5, atol=1e-7)
+    # An enrolment on the base alone reads with the base alone, as before session 18.
+    np.testing.assert_allclose(
+        recognizer.with_enrollment(alone).probabilities(crops),
+        alone.probabilities(
+            base_logits, base_features, colour_features(crops), base.info.temperature
+        ),
+        atol=1e-9,
+    )
+    with pytest.raises(ValueError, match="load the reader"):
+        base.with_enrollment(enrollment)
+    other = dataclasses.replace(enrollment, reader_digest="0123456789abcdef")
+    with pytest.raises(ValueError, match=r"another model \(reader 0123"):
+        recognizer.with_enrollment(other)
 
 
 def test_a_reader_whose_enrolment_base_is_missing_reads_but_cannot_enrol(

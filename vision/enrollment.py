@@ -12,6 +12,12 @@ two small linear heads, each in closed form (no torch, about a second):
   (:func:`vision.tile_colour.colour_features`): in SETUP each suit has its own
   colour, which a user's set shows plainly even where its symbols are tiny.
 
+Since session 18 the value head reads the features of both shipped networks side by
+side, the enrolment base's and the reader's (:meth:`vision.recognizer.TileRecognizer.
+enrollment_inputs`), and the two networks' logits are averaged: the reader, trained
+on crops that lose their colours, adds shape features the base lacks, and on held-out
+sets never tuned on the one-pass error halves (models/README.md, "Session 18").
+
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
 squares and hands (``covered``) come from the base model, which knows the board
@@ -89,11 +95,18 @@ steadier than one, so its value scores take a scale this many times VALUE_SCALE
 (0.35 against 0.25, by likelihood on the tuning sets 60000-60015: 92% of their
 visible squares answered at the threshold, none wrongly, where averaging the four
 turns' probabilities answered 73%; models/README.md, "Session 11")."""
+PAIRED_VALUE_SCALE = 0.2
+PAIRED_TURNS_SHARPEN = 1.0
+"""The value scale and four-turn sharpening of an enrolment that reads both networks'
+features (the reader beside its base), chosen on the tuning sets 60000-60031 as the
+largest one-pass and four-turn answers with no more confidently wrong squares than the
+base alone (VALUE_SHRINKAGE unchanged; models/README.md, "Session 18")."""
 CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
-FORMAT = 3
-READABLE_FORMATS = (2, 3)
-"""Format 2 files (before ``covered_shift``) still read, with no shift: as they did."""
+FORMAT = 4
+READABLE_FORMATS = (2, 3, 4)
+"""Format 2 files (before ``covered_shift``) still read, with no shift: as they did;
+format 3 ones (before the reader's features) read with the base alone, as they did."""
 
 SUITS: tuple[Suit, ...] = tuple(Suit)
 SUIT_OF_LABEL = np.array([SUITS.index(t.suit) for t in ALL_TILES] + [-1, -1])
@@ -166,6 +179,10 @@ class Enrollment:
     """The :attr:`~vision.recognizer.TileRecognizer.model_digest` of the network it was
     fitted on (None in files made before session 16): the heads read that network's
     features only, so another network, even of the same size, must enrol again."""
+    reader_digest: str | None = None
+    """The digest of the reader whose features the value head reads beside the base's
+    (None: the base's alone, as in every file made before session 18)."""
+    turns_sharpen: float = TURNS_SHARPEN
 
     @property
     def embedding_dim(self) -> int:
@@ -217,7 +234,7 @@ class Enrollment:
         n = len(colours)
         logits = np.asarray(base_logits, np.float64).reshape(4, n, -1).mean(axis=0)
         mean_embedding = _unit(embedding).reshape(4, n, -1).mean(axis=0)
-        scale = self.value_scale * TURNS_SHARPEN
+        scale = self.value_scale * self.turns_sharpen
         return self._combined(logits, mean_embedding, colours, temperature, scale)
 
     def _combined(
@@ -253,6 +270,8 @@ class Enrollment:
             "threshold": self.threshold,
             "covered_shift": self.covered_shift,
             "model": self.model_digest,
+            "reader": self.reader_digest,
+            "turns_sharpen": self.turns_sharpen,
         }
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
@@ -294,6 +313,8 @@ class Enrollment:
             float(meta["threshold"]),
             float(meta.get("covered_shift", 0.0)),
             meta.get("model"),
+            meta.get("reader"),
+            float(meta.get("turns_sharpen", TURNS_SHARPEN)),
         )
 
 
@@ -348,9 +369,8 @@ def build_enrollment(
     recognizer, samples: Sequence[EnrollmentSample], layout: Layout | None = None
 ) -> Enrollment:
     """Fit the value and suit heads on ``samples`` (see module docs) on the features
-    of ``recognizer``'s enrolment base; ``ValueError`` if there are no photos or they
-    miss a value or a suit."""
-    recognizer = recognizer.enrollment_base
+    of ``recognizer`` and its enrolment base (of the base alone when ``recognizer`` is
+    one); ``ValueError`` if there are no photos or they miss a value or a suit."""
     layout = layout or Layout.load()
     if not samples:
         raise ValueError("enrolment needs at least one photo")
@@ -363,31 +383,33 @@ def build_enrollment(
             "the photos must show every value (1-10) and every suit at least once, "
             f"and they show no {_or_list(missing)}"
         )
-    logits, embeddings, colours, labels = [], [], [], []
+    base = recognizer.enrollment_base
+    logits, features, colours, labels = [], [], [], []
     for i, sample in enumerate(samples):
-        crops, ys = enrollment_views(
-            sample, layout, recognizer.crop_px, recognizer.info.crop_span, seed=i
-        )
+        crops, ys = enrollment_views(sample, layout, base.crop_px, base.info.crop_span, seed=i)
         tiles = ys < 50
-        tile_logits, embedding = recognizer.run(crops[tiles])
+        tile_logits, tile_features = recognizer.enrollment_inputs(crops[tiles])
         logits.append(tile_logits)
-        embeddings.append(_unit(embedding))
+        features.append(_unit(tile_features))
         colours.append(colour_features(crops[tiles]))
         labels.append(ys[tiles])
     y = np.concatenate(labels)
     value = fit_linear_discriminant(
-        np.concatenate(embeddings), VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE
+        np.concatenate(features), VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE
     )
     suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
-    shift = covered_shift(np.concatenate(logits), recognizer.info.temperature)
-    scale = recognizer.info.enrollment_value_scale or VALUE_SCALE
+    shift = covered_shift(np.concatenate(logits), 1.0)  # the logits come tempered
+    paired = recognizer is not base
+    base_scale = base.info.enrollment_value_scale or VALUE_SCALE
     return Enrollment(
         value,
         suit,
         counts,
-        value_scale=scale,
+        value_scale=PAIRED_VALUE_SCALE if paired else base_scale,
         covered_shift=shift,
-        model_digest=recognizer.model_digest,
+        model_digest=base.model_digest,
+        reader_digest=recognizer.model_digest if paired else None,
+        turns_sharpen=PAIRED_TURNS_SHARPEN if paired else TURNS_SHARPEN,
     )
 
 

@@ -252,6 +252,7 @@ class TileRecognizer:
         model_digest: str | None = None,
         threads: int = 1,
         file_digest: str | None = None,
+        enrolled_from: TileRecognizer | None = None,
     ) -> None:
         self.session = session
         self.path = path
@@ -264,8 +265,11 @@ class TileRecognizer:
         """The start of the ONNX file's SHA-256: what enrolments made before session 18
         recorded, still accepted from this very file."""
         self.threads = threads
+        self._enrolled_from = enrolled_from or self
+        """Whose :meth:`enrollment_inputs` an enrolled set is read from: the reader
+        (with this, its base) or this network alone."""
         if enrollment is not None:
-            _check_made_with(enrollment, self)
+            _check_made_with(enrollment, self, self._enrolled_from)
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         self._input = session.get_inputs()[0].name
@@ -288,9 +292,15 @@ class TileRecognizer:
         return self._enrollment_base
 
     def with_enrollment(self, enrollment) -> TileRecognizer:
-        """The enrolment base reading the tile set ``enrollment`` was made from (its
-        onnxruntime session is shared, not opened again)."""
+        """The enrolment base reading the tile set ``enrollment`` was made from, with
+        this reader beside it if the enrolment reads both (onnxruntime sessions are
+        shared, not opened again)."""
         base = self.enrollment_base
+        if enrollment.reader_digest is not None and self is base:
+            raise ValueError(
+                "enrolment reads a reader's features beside this network's; "
+                "load the reader (tiles.onnx) with it"
+            )
         return TileRecognizer(
             base.session,
             base.info,
@@ -299,7 +309,26 @@ class TileRecognizer:
             base.model_digest,
             base.threads,
             base.file_digest,
+            enrolled_from=self if enrollment.reader_digest is not None else base,
         )
+
+    def enrollment_inputs(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What enrolment learns a tile set from and reads it with, for N crops:
+        ``(logits, features)``, the logits already divided by their temperature.
+
+        A network that is its own enrolment base gives its own. A reader gives its
+        base's and its own: the two networks' tempered logits averaged, and their
+        features side by side, each scaled to length 1 (models/README.md,
+        "Session 18": the reader's shape features halve the enrolled one-pass error).
+        """
+        base = self.enrollment_base
+        logits, features = base.run(crops)
+        logits = np.asarray(logits, np.float64) / base.info.temperature
+        if base is self:
+            return logits, features
+        own_logits, own_features = self.run(crops)
+        logits = (logits + np.asarray(own_logits, np.float64) / self.info.temperature) / 2
+        return logits, np.hstack([_unit_rows(features), _unit_rows(own_features)])
 
     @classmethod
     def load(
@@ -360,10 +389,10 @@ class TileRecognizer:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities over :data:`LABELS`, N x 52."""
-        logits, embedding = self.run(crops)
         if self.enrollment is not None:
-            colours = colour_features(crops)
-            return self.enrollment.probabilities(logits, embedding, colours, self.info.temperature)
+            logits, features = self._enrolled_from.enrollment_inputs(crops)
+            return self.enrollment.probabilities(logits, features, colour_features(crops), 1.0)
+        logits, _ = self.run(crops)
         return softmax(logits, self.info.temperature)
 
     def probabilities_all_turns(self, crops: np.ndarray) -> np.ndarray:
@@ -374,12 +403,13 @@ class TileRecognizer:
         doubtful squares, not on every square of every frame."""
         n = len(crops)
         turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-        logits, embedding = self.run(turned)
         if self.enrollment is not None:
+            logits, features = self._enrolled_from.enrollment_inputs(turned)
             # The colour summary does not depend on a quarter turn: computed once.
             return self.enrollment.probabilities_all_turns(
-                logits, embedding, colour_features(crops), self.info.temperature
+                logits, features, colour_features(crops), 1.0
             )
+        logits, _ = self.run(turned)
         mean_logits = logits.reshape(4, n, -1).mean(axis=0)
         return softmax(mean_logits, self.info.temperature_all_turns)
 
@@ -422,16 +452,30 @@ class TileRecognizer:
         return dict(zip(layout.squares, readings, strict=True))
 
 
-def _check_made_with(enrollment, recognizer: TileRecognizer) -> None:
-    """``ValueError`` unless ``enrollment`` was fitted on ``recognizer``'s network
-    (files from before session 16 name no network: only their size is checked; files
-    from sessions 16-17 name the network by its file's digest)."""
-    made_with, now = enrollment.model_digest, recognizer.model_digest
-    names = {now, recognizer.file_digest} - {None}
-    if enrollment.embedding_dim != recognizer.info.embedding_dim:
-        why = f"embedding {enrollment.embedding_dim}, model {recognizer.info.embedding_dim}"
-    elif made_with is not None and names and made_with not in names:
-        why = f"network {made_with}, now {now}"
+def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -> None:
+    """``ValueError`` unless ``enrollment`` was fitted on ``base``'s network, and on
+    the reader ``source`` too if it reads one (files from before session 16 name no
+    network: only their size is checked; files from sessions 16-17 name the network by
+    its file's digest)."""
+    paired = enrollment.reader_digest is not None
+    width = base.info.embedding_dim + (source.info.embedding_dim if paired else 0)
+    if enrollment.embedding_dim != width:
+        why = f"embedding {enrollment.embedding_dim}, model {width}"
+    elif not _names(base, enrollment.model_digest):
+        why = f"network {enrollment.model_digest}, now {base.model_digest}"
+    elif paired and not _names(source, enrollment.reader_digest):
+        why = f"reader {enrollment.reader_digest}, now {source.model_digest}"
     else:
         return
     raise ValueError(f"enrolment was made with another model ({why}); run setupcam enroll again")
+
+
+def _names(recognizer: TileRecognizer, digest: str | None) -> bool:
+    """Whether ``digest`` (None: not recorded) may name ``recognizer``'s network."""
+    names = {recognizer.model_digest, recognizer.file_digest} - {None}
+    return digest is None or not names or digest in names
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, np.float64)
+    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-9)
