@@ -16,6 +16,7 @@ from setupcam.cli import main
 from vision.enrollment import (
     PAIRED_TURNS_SHARPEN,
     PAIRED_VALUE_SCALE,
+    TURNS_SHARPEN,
     VALUE_SCALE,
     Enrollment,
     EnrollmentSample,
@@ -89,11 +90,18 @@ def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: 
     path = tmp_path / "set.bin"
     enrollment.save(path)
     again = Enrollment.load(path)
-    for head, loaded in ((enrollment.value, again.value), (enrollment.suit, again.suit)):
+    heads = [(enrollment.value, again.value), (enrollment.suit, again.suit)]
+    heads.append((enrollment.suit_by_shape, again.suit_by_shape))
+    for head, loaded in heads:
         assert np.allclose(loaded.weight, head.weight, rtol=1e-5, atol=1e-4)
         assert np.allclose(loaded.bias, head.bias, rtol=1e-5, atol=1e-4)
     assert (again.counts == enrollment.counts).all()
-    assert again.threshold == enrollment.threshold
+    for field in ("threshold", "value_scale", "turns_sharpen", "suit_shape_scale"):
+        assert getattr(again, field) == getattr(enrollment, field), field
+    assert (again.model_digest, again.reader_digest) == (
+        enrollment.model_digest,
+        enrollment.reader_digest,
+    )
     bad = tmp_path / "bad.npz"
     bad.write_text("nope")
     with pytest.raises(ValueError, match=r"bad\.npz"):
@@ -254,6 +262,32 @@ def test_enrolment_files_of_format_2_read_without_a_shift(tmp_path: Path) -> Non
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez(path, **arrays)
     assert Enrollment.load(path).covered_shift == 0.0
+
+
+def test_enrolment_files_of_format_3_read_with_the_base_alone_and_colour_suits(
+    tmp_path: Path,
+) -> None:
+    """Files made in sessions 14-17 have no reader, no suit head on features and the
+    four-turn sharpening of then: they read as they did."""
+    enrollment = Enrollment(
+        LinearHead(np.eye(2, 10), np.zeros(10)),
+        LinearHead(np.eye(2, 5), np.zeros(5)),
+        np.ones(len(LABELS), int),
+        model_digest="87e3da144fcb84e7",
+    )
+    path = tmp_path / "set.npz"
+    enrollment.save(path)
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for key in ("reader", "turns_sharpen", "suit_shape_scale"):
+        del meta[key]
+    meta["format"] = 3
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(path, **arrays)
+    old = Enrollment.load(path)
+    assert (old.reader_digest, old.suit_by_shape) == (None, None)
+    assert old.turns_sharpen == TURNS_SHARPEN == 1.4
 
 
 def test_enrolled_reading_at_four_turns_and_with_the_readers_features_answers_more(

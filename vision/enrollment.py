@@ -10,7 +10,9 @@ two small linear heads, each in closed form (no torch, about a second):
   over the ten values, so each value is learnt from all the suits' tiles that show it;
 * the **suit** head reads the suit from the tile's colours
   (:func:`vision.tile_colour.colour_features`): in SETUP each suit has its own
-  colour, which a user's set shows plainly even where its symbols are tiny.
+  colour, which a user's set shows plainly even where its symbols are tiny; since
+  session 18 a second linear discriminant on the same features as the value head
+  adds the suit's shape to its colour.
 
 Since session 18 the value head reads the features of both shipped networks side by
 side, the enrolment base's and the reader's (:meth:`vision.recognizer.TileRecognizer.
@@ -61,9 +63,15 @@ more squares with fewer wrong than on the old embedding layer (models/README.md,
 "Session 14"). A model whose ``tiles.json`` names its own ``enrollment_value_scale``
 (fitted by :mod:`vision.training.value_scale`) uses that instead: another training
 needs another scale (session 16: 0.35 for a grey-recipe model, whose error at 0.25 was
-4 points worse on the tuning sets for no fewer wrong answers)."""
+4 points worse on the tuning sets for no fewer wrong answers). Both apply to an
+enrolment on a base alone; one that also reads the reader takes PAIRED_VALUE_SCALE."""
 SUIT_SCALE = 0.02
 """The same for the suit head (0.02-0.03 best)."""
+SUIT_SHAPE_SCALE = 0.3
+"""The same for the suit's second head, on the networks' features (session 18, tuning
+sets 60000-60031: 0.3 answered the most squares without more confidently wrong ones;
+with both networks' features 5.63% -> 3.53% error at four turns, with the base's alone
+7.16% -> 5.60%; models/README.md, "Session 18")."""
 THRESHOLD = 0.99
 """Confidence below which an enrolled reading is "?": the lowest of 0.9, 0.95, 0.98,
 0.99, 0.995 at which at most 0.05% of the same sets' squares are answered wrongly
@@ -183,6 +191,10 @@ class Enrollment:
     """The digest of the reader whose features the value head reads beside the base's
     (None: the base's alone, as in every file made before session 18)."""
     turns_sharpen: float = TURNS_SHARPEN
+    suit_by_shape: LinearHead | None = None
+    """The suit's second head, on the value head's features (None in files made before
+    session 18: the suit from colours alone)."""
+    suit_shape_scale: float = SUIT_SHAPE_SCALE
 
     @property
     def embedding_dim(self) -> int:
@@ -248,8 +260,12 @@ class Enrollment:
         scaled = np.array(base_logits, np.float64) / temperature
         scaled[:, COVERED] -= self.covered_shift
         base = softmax(scaled)
-        values = softmax(value_scale * self.value.scores(_unit(embedding)))
-        suits = softmax(self.suit_scale * self.suit.scores(colours))
+        features = _unit(embedding)
+        values = softmax(value_scale * self.value.scores(features))
+        suit_scores = self.suit_scale * self.suit.scores(colours)
+        if self.suit_by_shape is not None:
+            suit_scores += self.suit_shape_scale * self.suit_by_shape.scores(features)
+        suits = softmax(suit_scores)
         tile_share = 1.0 - base[:, EMPTY] - base[:, COVERED]
         out = np.empty_like(base)
         out[:, :50] = suits[:, SUIT_OF_LABEL[:50]] * values[:, VALUE_OF_LABEL[:50]]
@@ -272,7 +288,14 @@ class Enrollment:
             "model": self.model_digest,
             "reader": self.reader_digest,
             "turns_sharpen": self.turns_sharpen,
+            "suit_shape_scale": self.suit_shape_scale,
         }
+        extra = {}
+        if self.suit_by_shape is not None:
+            extra = {
+                "suit_shape_weight": self.suit_by_shape.weight,
+                "suit_shape_bias": self.suit_by_shape.bias,
+            }
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
                 handle,
@@ -282,6 +305,7 @@ class Enrollment:
                 suit_bias=self.suit.bias.astype(np.float32),
                 counts=self.counts.astype(np.int32),
                 meta=np.array(json.dumps(meta, ensure_ascii=False)),
+                **{name: array.astype(np.float32) for name, array in extra.items()},
             )
 
     @classmethod
@@ -302,6 +326,9 @@ class Enrollment:
             value = LinearHead(arrays["value_weight"], arrays["value_bias"])
             suit = LinearHead(arrays["suit_weight"], arrays["suit_bias"])
             counts = arrays["counts"]
+            shape = None
+            if "suit_shape_weight" in arrays:
+                shape = LinearHead(arrays["suit_shape_weight"], arrays["suit_shape_bias"])
         except KeyError as err:
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
         return cls(
@@ -315,6 +342,8 @@ class Enrollment:
             meta.get("model"),
             meta.get("reader"),
             float(meta.get("turns_sharpen", TURNS_SHARPEN)),
+            shape,
+            float(meta.get("suit_shape_scale", SUIT_SHAPE_SCALE)),
         )
 
 
@@ -394,10 +423,10 @@ def build_enrollment(
         colours.append(colour_features(crops[tiles]))
         labels.append(ys[tiles])
     y = np.concatenate(labels)
-    value = fit_linear_discriminant(
-        np.concatenate(features), VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE
-    )
+    x = np.concatenate(features)
+    value = fit_linear_discriminant(x, VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE)
     suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
+    suit_by_shape = fit_linear_discriminant(x, SUIT_OF_LABEL[y], 5, VALUE_SHRINKAGE)
     shift = covered_shift(np.concatenate(logits), 1.0)  # the logits come tempered
     paired = recognizer is not base
     base_scale = base.info.enrollment_value_scale or VALUE_SCALE
@@ -410,6 +439,7 @@ def build_enrollment(
         model_digest=base.model_digest,
         reader_digest=recognizer.model_digest if paired else None,
         turns_sharpen=PAIRED_TURNS_SHARPEN if paired else TURNS_SHARPEN,
+        suit_by_shape=suit_by_shape,
     )
 
 

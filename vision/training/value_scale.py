@@ -6,7 +6,9 @@ far apart a model's features put the values, so two trainings need different sca
 at the scale tuned on one, the other may leave far more squares "?" while being no
 less right (models/README.md, "Session 16"). This fits the scale per model, the way
 the temperature is fitted, and writes it into the enrolment base's ``.json`` (the
-model's own when it names no other)::
+model's own when it names no other). It is the scale of an enrolment on the base
+alone; one that reads the reader's features beside it takes
+:data:`vision.enrollment.PAIRED_VALUE_SCALE` (models/README.md, "Session 18")::
 
     .venv/bin/python -m vision.training.value_scale --model runs/m/tiles.onnx [--write]
 
