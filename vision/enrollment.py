@@ -51,7 +51,7 @@ import numpy as np
 from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
-from vision.recognizer import COVERED, EMPTY, LABELS, softmax
+from vision.recognizer import COVERED, EMPTY, LABELS, softmax, unit_rows
 from vision.tile_colour import colour_features
 
 VALUE_SCALE = 0.25
@@ -245,7 +245,7 @@ class Enrollment:
         """
         n = len(colours)
         logits = np.asarray(base_logits, np.float64).reshape(4, n, -1).mean(axis=0)
-        mean_embedding = _unit(embedding).reshape(4, n, -1).mean(axis=0)
+        mean_embedding = unit_rows(embedding).reshape(4, n, -1).mean(axis=0)
         scale = self.value_scale * self.turns_sharpen
         return self._combined(logits, mean_embedding, colours, temperature, scale)
 
@@ -260,7 +260,7 @@ class Enrollment:
         scaled = np.array(base_logits, np.float64) / temperature
         scaled[:, COVERED] -= self.covered_shift
         base = softmax(scaled)
-        features = _unit(embedding)
+        features = unit_rows(embedding)
         values = softmax(value_scale * self.value.scores(features))
         suit_scores = self.suit_scale * self.suit.scores(colours)
         if self.suit_by_shape is not None:
@@ -347,11 +347,6 @@ class Enrollment:
         )
 
 
-def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, np.float64)
-    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-9)
-
-
 def position_labels(position: Position, layout: Layout) -> np.ndarray:
     """The class index of each square of ``position`` (layout order)."""
     out = []
@@ -419,7 +414,7 @@ def build_enrollment(
         tiles = ys < 50
         tile_logits, tile_features = recognizer.enrollment_inputs(crops[tiles])
         logits.append(tile_logits)
-        features.append(_unit(tile_features))
+        features.append(unit_rows(tile_features))
         colours.append(colour_features(crops[tiles]))
         labels.append(ys[tiles])
     y = np.concatenate(labels)

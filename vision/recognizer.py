@@ -159,6 +159,16 @@ NOT_ENROLLED_ADVICE = (
 on simulated sets whose suits take other colours)."""
 
 
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Each row of ``x`` scaled to length 1 (float64).
+
+    >>> unit_rows(np.array([[3.0, 4.0]])).round(6).tolist()
+    [[0.6, 0.8]]
+    """
+    x = np.asarray(x, np.float64)
+    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-9)
+
+
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax of ``logits / temperature``.
 
@@ -328,7 +338,7 @@ class TileRecognizer:
             return logits, features
         own_logits, own_features = self.run(crops)
         logits = (logits + np.asarray(own_logits, np.float64) / self.info.temperature) / 2
-        return logits, np.hstack([_unit_rows(features), _unit_rows(own_features)])
+        return logits, np.hstack([unit_rows(features), unit_rows(own_features)])
 
     @classmethod
     def load(
@@ -474,8 +484,3 @@ def _names(recognizer: TileRecognizer, digest: str | None) -> bool:
     """Whether ``digest`` (None: not recorded) may name ``recognizer``'s network."""
     names = {recognizer.model_digest, recognizer.file_digest} - {None}
     return digest is None or not names or digest in names
-
-
-def _unit_rows(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, np.float64)
-    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-9)
