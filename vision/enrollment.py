@@ -22,9 +22,9 @@ sets never tuned on the one-pass error halves (models/README.md, "Session 18").
 
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
-squares and hands (``covered``) come from the base model, which knows the board
-and hands whatever the tiles look like; but it takes some tiles of an art it never
-saw for half-hidden ones, so enrolment lowers its ``covered`` score as far as the
+squares and hands (``covered``) come from the networks' own logits, which know the
+board and hands whatever the tiles look like; but they take some tiles of an art never
+seen for half-hidden ones, so enrolment lowers the ``covered`` score as far as the
 photos' own tiles (no hands on them) show is needed (:func:`covered_shift`)::
 
     >>> from vision.recognizer import TileRecognizer
