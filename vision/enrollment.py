@@ -171,9 +171,9 @@ def fit_linear_discriminant(
 
 @dataclass(frozen=True, eq=False)
 class Enrollment:
-    """A user's tile set: the value head (on the model's embedding), the suit head
-    (on the tiles' colours), squares seen per class of :data:`LABELS`, and the
-    reading's scales and threshold."""
+    """A user's tile set: the value head (on the networks' features), the suit heads
+    (on the tiles' colours, and on the same features), squares seen per class of
+    :data:`LABELS`, and the reading's scales and threshold."""
 
     value: LinearHead
     suit: LinearHead
@@ -191,6 +191,8 @@ class Enrollment:
     """The digest of the reader whose features the value head reads beside the base's
     (None: the base's alone, as in every file made before session 18)."""
     turns_sharpen: float = TURNS_SHARPEN
+    """The value scale's factor at four turns (TURNS_SHARPEN for the base alone,
+    PAIRED_TURNS_SHARPEN with the reader)."""
     suit_by_shape: LinearHead | None = None
     """The suit's second head, on the value head's features (None in files made before
     session 18: the suit from colours alone)."""
@@ -207,8 +209,10 @@ class Enrollment:
         colours: np.ndarray,
         temperature: float,
     ) -> np.ndarray:
-        """Class probabilities over :data:`LABELS` for a batch, from the base model's
-        logits (for empty and covered), the embedding (value) and the
+        """Class probabilities over :data:`LABELS` for a batch, from the networks'
+        logits (for empty and covered), their features (value, suit by shape), both
+        as :meth:`vision.recognizer.TileRecognizer.enrollment_inputs` gives them
+        (tempered already: ``temperature`` 1), and the
         :func:`~vision.tile_colour.colour_features` of the same crops (suit).
 
         >>> head = LinearHead(np.eye(2, 10), np.zeros(10))
