@@ -76,11 +76,12 @@ def sweep(
         enrolled = build_enrollment(rec, samples, layout)
         crops = np.concatenate([rec.crops(f.image, c, layout) for f, c in frames.test])
         turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-        logits, embedding = rec.run(turned)  # once: the scale only changes the heads
+        # Read once, as the enrolled reading does: the scale only changes the heads.
+        logits, features = rec.enrollment_inputs(turned)
         colours = colour_features(crops)
         for j, scale in enumerate(SCALES):
             probs = replace(enrolled, value_scale=scale).probabilities_all_turns(
-                logits, embedding, colours, rec.info.temperature
+                logits, features, colours, 1.0
             )
             s = score("", probs[visible], y[visible], THRESHOLD, top[visible])
             errors[j] += round(s.error * s.squares)
