@@ -20,6 +20,12 @@ enrollment_inputs`), and the two networks' logits are averaged: the reader, trai
 on crops that lose their colours, adds shape features the base lacks, and on held-out
 sets never tuned on the one-pass error halves (models/README.md, "Session 18").
 
+Since session 19 a third check settles 6 against 9, which features blind to a quarter
+turn can hardly tell apart: the photos' own 6s and 9s are kept as small grey templates,
+and a square read as one of them is matched against them at each quarter turn
+(:class:`vision.six_nine.SixNineCheck`; it has no say on an art whose photos it
+cannot tell apart).
+
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
 squares and hands (``covered``) come from the networks' own logits, which know the
@@ -52,6 +58,7 @@ from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
 from vision.recognizer import COVERED, EMPTY, LABELS, softmax, unit_rows
+from vision.six_nine import NINE, SIX, SixNineCheck
 from vision.tile_colour import colour_features
 
 VALUE_SCALE = 0.25
@@ -111,10 +118,11 @@ largest one-pass and four-turn answers with no more confidently wrong squares th
 base alone (VALUE_SHRINKAGE unchanged; models/README.md, "Session 18")."""
 CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
-FORMAT = 4
-READABLE_FORMATS = (2, 3, 4)
+FORMAT = 5
+READABLE_FORMATS = (2, 3, 4, 5)
 """Format 2 files (before ``covered_shift``) still read, with no shift: as they did;
-format 3 ones (before the reader's features) read with the base alone, as they did."""
+format 3 ones (before the reader's features) read with the base alone, as they did;
+format 4 ones (before the 6-or-9 templates) read without them, as they did."""
 
 SUITS: tuple[Suit, ...] = tuple(Suit)
 SUIT_OF_LABEL = np.array([SUITS.index(t.suit) for t in ALL_TILES] + [-1, -1])
@@ -197,6 +205,8 @@ class Enrollment:
     """The suit's second head, on the value head's features (None in files made before
     session 18: the suit from colours alone)."""
     suit_shape_scale: float = SUIT_SHAPE_SCALE
+    six_nine: SixNineCheck | None = None
+    """The photos' 6s and 9s as templates (None in files made before session 19)."""
 
     @property
     def embedding_dim(self) -> int:
@@ -253,6 +263,14 @@ class Enrollment:
         scale = self.value_scale * self.turns_sharpen
         return self._combined(logits, mean_embedding, colours, temperature, scale)
 
+    def settle_six_nine(self, probabilities: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """``probabilities`` (of :meth:`probabilities` or :meth:`probabilities_all_turns`)
+        with 6 against 9 settled by the templates of ``crops`` (unturned), if this
+        enrolment has them (:meth:`vision.six_nine.SixNineCheck.settle`)."""
+        if self.six_nine is None:
+            return probabilities
+        return self.six_nine.settle(probabilities, crops)
+
     def _combined(
         self,
         base_logits: np.ndarray,
@@ -300,6 +318,20 @@ class Enrollment:
                 "suit_shape_weight": self.suit_by_shape.weight,
                 "suit_shape_bias": self.suit_by_shape.bias,
             }
+        kept = {}
+        if self.six_nine is not None:
+            check = self.six_nine
+            meta["six_nine"] = {
+                "size": check.size,
+                "slope": check.slope,
+                "pair_level": list(check.pair_level),
+                "other_level": list(check.other_level),
+            }
+            kept = {
+                "six_nine_templates": check.templates.astype(np.uint8),
+                "six_nine_values": check.values.astype(np.int32),
+                "six_nine_suits": check.suits.astype(np.int32),
+            }
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
                 handle,
@@ -310,6 +342,7 @@ class Enrollment:
                 counts=self.counts.astype(np.int32),
                 meta=np.array(json.dumps(meta, ensure_ascii=False)),
                 **{name: array.astype(np.float32) for name, array in extra.items()},
+                **kept,
             )
 
     @classmethod
@@ -333,6 +366,18 @@ class Enrollment:
             shape = None
             if "suit_shape_weight" in arrays:
                 shape = LinearHead(arrays["suit_shape_weight"], arrays["suit_shape_bias"])
+            six_nine = None
+            if "six_nine" in meta:
+                fitted = meta["six_nine"]
+                six_nine = SixNineCheck(
+                    arrays["six_nine_templates"],
+                    arrays["six_nine_values"].astype(np.int64),
+                    arrays["six_nine_suits"].astype(np.int64),
+                    int(fitted["size"]),
+                    float(fitted["slope"]),
+                    tuple(fitted["pair_level"]),
+                    tuple(fitted["other_level"]),
+                )
         except KeyError as err:
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
         return cls(
@@ -348,6 +393,7 @@ class Enrollment:
             float(meta.get("turns_sharpen", TURNS_SHARPEN)),
             shape,
             float(meta.get("suit_shape_scale", SUIT_SHAPE_SCALE)),
+            six_nine,
         )
 
 
@@ -413,8 +459,11 @@ def build_enrollment(
         )
     base = recognizer.enrollment_base
     logits, features, colours, labels = [], [], [], []
+    plain, plain_labels = [], []
     for i, sample in enumerate(samples):
         crops, ys = enrollment_views(sample, layout, base.crop_px, base.info.crop_span, seed=i)
+        plain.append(crops.reshape(-1, 4, len(layout.squares), *crops.shape[1:])[:, 0])
+        plain_labels.append(ys.reshape(-1, 4, len(layout.squares))[:, 0])
         tiles = ys < 50
         tile_logits, tile_features = recognizer.enrollment_inputs(crops[tiles])
         logits.append(tile_logits)
@@ -427,6 +476,7 @@ def build_enrollment(
     suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
     suit_by_shape = fit_linear_discriminant(x, SUIT_OF_LABEL[y], 5, VALUE_SHRINKAGE)
     shift = covered_shift(np.concatenate(logits), 1.0)  # the logits come tempered
+    six_nine = fit_six_nine(plain, plain_labels)
     paired = recognizer is not base
     base_scale = base.info.enrollment_value_scale or VALUE_SCALE
     return Enrollment(
@@ -439,6 +489,37 @@ def build_enrollment(
         reader_digest=recognizer.model_digest if paired else None,
         turns_sharpen=PAIRED_TURNS_SHARPEN if paired else TURNS_SHARPEN,
         suit_by_shape=suit_by_shape,
+        six_nine=six_nine,
+    )
+
+
+def fit_six_nine(views: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> SixNineCheck | None:
+    """The 6-or-9 check of a tile set, from each photo's unturned views (placements x
+    squares x crop) and their classes: the first placement's 6s and 9s are the
+    templates, every placement's are the probes, the first placement's other tiles
+    show how well another value matches (None if a 6 or a 9 is missing)."""
+    first = np.concatenate([v[0] for v in views])
+    first_labels = np.concatenate([y[0] for y in labels])
+    every = np.concatenate([v.reshape(-1, *v.shape[2:]) for v in views])
+    every_labels = np.concatenate([y.reshape(-1) for y in labels])
+
+    def pair(y: np.ndarray) -> np.ndarray:
+        return (y < 50) & np.isin(VALUE_OF_LABEL[np.minimum(y, 49)], [SIX, NINE])
+
+    if not (pair(first_labels) & (VALUE_OF_LABEL[np.minimum(first_labels, 49)] == SIX)).any():
+        return None
+    if not (pair(first_labels) & (VALUE_OF_LABEL[np.minimum(first_labels, 49)] == NINE)).any():
+        return None
+    templates, probes = pair(first_labels), pair(every_labels)
+    others = (first_labels < 50) & ~templates
+    return SixNineCheck.fit(
+        first[templates],
+        VALUE_OF_LABEL[first_labels[templates]],
+        SUIT_OF_LABEL[first_labels[templates]],
+        every[probes],
+        VALUE_OF_LABEL[every_labels[probes]],
+        SUIT_OF_LABEL[every_labels[probes]],
+        first[others],
     )
 
 

@@ -401,7 +401,8 @@ class TileRecognizer:
         """Calibrated class probabilities over :data:`LABELS`, N x 52."""
         if self.enrollment is not None:
             logits, features = self._enrolled_from.enrollment_inputs(crops)
-            return self.enrollment.probabilities(logits, features, colour_features(crops), 1.0)
+            probs = self.enrollment.probabilities(logits, features, colour_features(crops), 1.0)
+            return self.enrollment.settle_six_nine(probs, crops)
         logits, _ = self.run(crops)
         return softmax(logits, self.info.temperature)
 
@@ -416,9 +417,10 @@ class TileRecognizer:
         if self.enrollment is not None:
             logits, features = self._enrolled_from.enrollment_inputs(turned)
             # The colour summary does not depend on a quarter turn: computed once.
-            return self.enrollment.probabilities_all_turns(
+            probs = self.enrollment.probabilities_all_turns(
                 logits, features, colour_features(crops), 1.0
             )
+            return self.enrollment.settle_six_nine(probs, crops)
         logits, _ = self.run(turned)
         mean_logits = logits.reshape(4, n, -1).mean(axis=0)
         return softmax(mean_logits, self.info.temperature_all_turns)
