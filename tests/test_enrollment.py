@@ -27,7 +27,7 @@ from vision.enrollment import (
     position_labels,
 )
 from vision.recognizer import COVERED, EMPTY, LABELS, TileRecognizer
-from vision.six_nine import NINE, SIX
+from vision.six_nine import NINE, SIX, SixNineCheck
 from vision.training_data import crop_labels, tile_set_frames
 
 LAYOUT = Layout.load()
@@ -124,6 +124,17 @@ def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: 
     np.savez(old, meta=np.array(json.dumps({"format": 1, "labels": list(LABELS)})))
     with pytest.raises(ValueError, match="another setupcam version"):
         Enrollment.load(old)
+
+
+def test_the_enroll_command_says_how_six_and_nine_are_told_apart() -> None:
+    from setupcam.commands.enroll import six_nine_summary
+
+    assert "model alone" in six_nine_summary(None)
+    flat = SixNineCheck(
+        np.zeros((2, 84, 84), np.uint8), np.array([SIX, NINE]), np.zeros(2), 36, 0.0
+    )
+    assert "look alike" in six_nine_summary(flat)
+    assert "weight 40" in six_nine_summary(dataclasses.replace(flat, slope=40.0))
 
 
 def test_six_or_nine_is_settled_by_the_sets_own_templates(recognizer, split_set) -> None:
@@ -245,6 +256,7 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     assert "tiles seen: 50/50" in out and "tiles missing: none" in out
     assert (tmp_path / "home" / "enrollment.npz").is_file()
     assert "enrolment photos read back" in out
+    assert "6 or 9: told apart by the photos' own 6s and 9s (10 templates" in out
     # recognize now uses it by default; the test photo shares the camera and board.
     test_frame = frames.test[0][0]
     image = tmp_path / "test.png"

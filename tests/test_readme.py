@@ -33,6 +33,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.motion",
         "vision.recognizer",
         "vision.enrollment",
+        "vision.six_nine",
         "vision.tile_colour",
         "vision.training.evaluate",
         "calibration.board_finder",

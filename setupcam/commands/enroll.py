@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         f"enrolment photos read back: {right_after}/{total} squares right "
         f"({100 * right_after / total:.1f}%; not enrolled {100 * right_before / total:.1f}%)"
     )
+    print(six_nine_summary(enrollment.six_nine))
     if misread:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
     if missing:
@@ -132,3 +133,18 @@ def run(args: argparse.Namespace) -> int:
             "photograph them too and enrol again for the best reading"
         )
     return 0
+
+
+def six_nine_summary(check) -> str:
+    """One line on whether the photos' 6s and 9s tell the two apart by their look."""
+    if check is None:
+        return "6 or 9: no 6 or no 9 in the photos; they are told apart by the model alone"
+    if check.slope <= 0:
+        return (
+            "6 or 9: this set's 6s and 9s look alike once turned; "
+            "they are told apart by the model alone"
+        )
+    return (
+        f"6 or 9: told apart by the photos' own 6s and 9s "
+        f"({len(check.templates)} templates, {check.size} px, weight {check.slope:.0f})"
+    )
