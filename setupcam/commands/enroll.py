@@ -146,5 +146,5 @@ def six_nine_summary(check) -> str:
         )
     return (
         f"6 or 9: told apart by the photos' own 6s and 9s "
-        f"({len(check.templates)} templates, {check.size} px, weight {check.slope:.0f})"
+        f"({len(check.templates)} templates, weight {check.slope:.0f})"
     )
