@@ -23,8 +23,8 @@ sets never tuned on the one-pass error halves (models/README.md, "Session 18").
 Since session 19 a third check settles 6 against 9, which features blind to a quarter
 turn can hardly tell apart: the photos' own 6s and 9s are kept as small grey templates,
 and a square read as one of them is matched against them at each quarter turn
-(:class:`vision.six_nine.SixNineCheck`; it has no say on an art whose photos it
-cannot tell apart).
+(:class:`vision.six_nine.SixNineCheck`; it has little say or none on an art whose
+photos it cannot tell apart).
 
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
@@ -503,15 +503,11 @@ def fit_six_nine(views: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> S
     first_labels = np.concatenate([y[0] for y in labels])
     every = np.concatenate([v.reshape(-1, *v.shape[2:]) for v in views])
     every_labels = np.concatenate([y.reshape(-1) for y in labels])
-
-    def pair(y: np.ndarray) -> np.ndarray:
-        return (y < 50) & np.isin(VALUE_OF_LABEL[np.minimum(y, 49)], [SIX, NINE])
-
-    if not (pair(first_labels) & (VALUE_OF_LABEL[np.minimum(first_labels, 49)] == SIX)).any():
+    # VALUE_OF_LABEL is -1 for empty and covered, so they are never in the pair.
+    templates = np.isin(VALUE_OF_LABEL[first_labels], [SIX, NINE])
+    probes = np.isin(VALUE_OF_LABEL[every_labels], [SIX, NINE])
+    if not {SIX, NINE} <= set(VALUE_OF_LABEL[first_labels[templates]].tolist()):
         return None
-    if not (pair(first_labels) & (VALUE_OF_LABEL[np.minimum(first_labels, 49)] == NINE)).any():
-        return None
-    templates, probes = pair(first_labels), pair(every_labels)
     others = (first_labels < 50) & ~templates
     return SixNineCheck.fit(
         first[templates],

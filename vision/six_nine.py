@@ -11,8 +11,7 @@ at the four quarter turns; the better match says which (:meth:`SixNineCheck.sett
 
 Each art draws the difference somewhere else, or nowhere a template sees (the classic
 art shows its value in small corner indices, away from the centre the templates
-match). So
-the template's size and the weight its verdict gets are measured on the enrolment
+match). So the template's size and the weight its verdict gets are measured on the enrolment
 photos themselves: each of their 6s and 9s is matched against the other suits' (one
 suit left out at a time), and an art whose photos do not tell the two apart gets
 little say or none (:meth:`SixNineCheck.fit`)::
@@ -65,7 +64,8 @@ colour blocks and shading, which say nothing of 6 or 9."""
 
 
 def grey_image(crop: np.ndarray) -> np.ndarray:
-    """A crop (H x W x 3 BGR, 0..255) in grey, as enrolment keeps its templates (uint8)."""
+    """A crop (H x W x 3 BGR, or already grey, 0..255) in grey uint8, as enrolment keeps
+    its templates."""
     image = np.clip(crop, 0, 255).astype(np.uint8)
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
