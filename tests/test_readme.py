@@ -34,6 +34,8 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.recognizer",
         "vision.enrollment",
         "vision.six_nine",
+        "vision.tile_templates",
+        "vision.value_check",
         "vision.tile_colour",
         "vision.training.evaluate",
         "calibration.board_finder",

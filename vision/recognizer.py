@@ -402,7 +402,7 @@ class TileRecognizer:
         if self.enrollment is not None:
             logits, features = self._enrolled_from.enrollment_inputs(crops)
             probs = self.enrollment.probabilities(logits, features, colour_features(crops), 1.0)
-            return self.enrollment.settle_six_nine(probs, crops)
+            return self.enrollment.settle_by_templates(probs, crops)
         logits, _ = self.run(crops)
         return softmax(logits, self.info.temperature)
 
@@ -420,7 +420,7 @@ class TileRecognizer:
             probs = self.enrollment.probabilities_all_turns(
                 logits, features, colour_features(crops), 1.0
             )
-            return self.enrollment.settle_six_nine(probs, crops)
+            return self.enrollment.settle_by_templates(probs, crops)
         logits, _ = self.run(turned)
         mean_logits = logits.reshape(4, n, -1).mean(axis=0)
         return softmax(mean_logits, self.info.temperature_all_turns)

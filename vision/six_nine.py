@@ -32,8 +32,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import cv2
 import numpy as np
+
+from vision.tile_templates import (
+    TemplateBank,
+    best_by_value,
+    grey_image,
+    log_normal,
+    spread,
+    template_images,
+)
 
 SIX, NINE = 5, 8
 """The two values (minus one, as :data:`vision.enrollment.VALUE_OF_LABEL`) told apart."""
@@ -46,80 +54,22 @@ steadier than game frames (no hands, less blur), so their own spread understates
 TRUST = 0.5
 """The share of the photos' log-likelihood ratio the verdict gets (tuning sets
 60000-60031; models/README.md, "Session 19")."""
-REDUCE = 2
-"""Templates and squares are matched at 1 / REDUCE of the crop's resolution: at 2 a
-square takes 0.8 ms instead of 2.0 at full resolution, which keeps an enrolled 720p
-frame near 20 ms at the median on session 19's host, for a few squares fewer answered
-on the tuning sets (3.74% against 3.60% "?" or wrong in one pass; models/README.md,
-"Session 19")."""
-SEARCH = 12
-"""How far (px of an 84-px crop) a template may be shifted from the crop's centre: a tile
-lies off its square's centre by a few pixels, not by half a square."""
 MIN_SHARE = 0.02
 """A square whose 6 and 9 together hold less of the value head's belief is not matched."""
 
-BLUR_SIGMA = 6.0
-"""The templates keep what changes within a few pixels (strokes, edges), not the tile's
-colour blocks and shading, which say nothing of 6 or 9."""
 
-
-def grey_image(crop: np.ndarray) -> np.ndarray:
-    """A crop (H x W x 3 BGR, or already grey, 0..255) in grey uint8, as enrolment keeps
-    its templates."""
-    image = np.clip(crop, 0, 255).astype(np.uint8)
-    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-
-
-def template_image(crop: np.ndarray) -> np.ndarray:
-    """A crop (H x W x 3 BGR, or grey, 0..255) as the templates see it: grey, less its
-    blur.
-
-    >>> bool(template_image(np.full((84, 84, 3), 200.0)).std() < 1e-3)
-    True
-    """
-    grey = grey_image(crop).astype(np.float32)
-    if REDUCE > 1:
-        px = len(grey) // REDUCE
-        grey = cv2.resize(grey, (px, px), interpolation=cv2.INTER_AREA)
-    return grey - cv2.GaussianBlur(grey, (0, 0), BLUR_SIGMA * len(grey) / 84)
-
-
-def turned_centres(template: np.ndarray, size: int) -> list[np.ndarray]:
-    """The centre (``size`` px) of a template, at each of its four quarter turns."""
-    offset = (len(template) - size) // 2
-    centre = template[offset : offset + size, offset : offset + size]
-    return [np.ascontiguousarray(np.rot90(centre, k)) for k in range(4)]
-
-
-def best_match(image: np.ndarray, turned: list[np.ndarray]) -> float:
-    """The best normalised correlation of a template's ``turned`` centres with
-    ``image``'s centre, shifted by up to SEARCH px."""
-    size = len(turned[0])
-    window = min(len(image), size + 2 * round(SEARCH * len(image) / 84))
-    start = (len(image) - window) // 2
-    region = image[start : start + window, start : start + window]
-    return max(float(cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED).max()) for t in turned)
-
-
-def best_matches(
-    image: np.ndarray,
-    turned: list[list[np.ndarray]],
+def six_nine_matches(
+    bank: TemplateBank,
+    images: np.ndarray,
     values: np.ndarray,
     suits: np.ndarray,
-    leave_out: int | None = None,
-) -> tuple[float, float]:
-    """The image's best correlation with any 6 and with any 9 (each template's
-    :func:`turned_centres`; templates of suit ``leave_out`` not used; -1 where none is
-    left)."""
-    best = {SIX: -1.0, NINE: -1.0}
-    for centres, value, suit in zip(turned, values, suits, strict=True):
-        if suit != leave_out:
-            best[int(value)] = max(best[int(value)], best_match(image, centres))
-    return best[SIX], best[NINE]
-
-
-def _log_normal(x: np.ndarray, mean: float, sd: float) -> np.ndarray:
-    return -0.5 * ((x - mean) / sd) ** 2 - np.log(sd)
+    leave_out: np.ndarray | None = None,
+) -> np.ndarray:
+    """N x 2: each image's best correlation with any 6 and with any 9 of ``bank``
+    (templates of these ``values`` and ``suits``; row i leaves out suit
+    ``leave_out[i]``; -1 where none is left)."""
+    best = best_by_value(bank.best_scores(images), values, suits, leave_out)
+    return best[:, [SIX, NINE]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,10 +95,10 @@ class SixNineCheck:
     other_level: tuple[float, float] = (0.0, 1.0)
 
     @cached_property
-    def turned(self) -> list[list[np.ndarray]]:
-        """The templates as they are matched: :func:`template_image`, then
-        :func:`turned_centres` at ``size``."""
-        return [turned_centres(template_image(t), self.size) for t in self.templates]
+    def bank(self) -> TemplateBank:
+        """The templates as they are matched: grey less blur
+        (:func:`~vision.tile_templates.template_image`), centres at ``size``."""
+        return TemplateBank.of(template_images(self.templates), self.size)
 
     @classmethod
     def fit(
@@ -171,19 +121,16 @@ class SixNineCheck:
         2 mu m / sd^2. The size with the largest mu / sd is kept; the slope is TRUST
         times 2 mu / (sd^2 + SPREAD_FLOOR^2), and 0 when mu is not above 0."""
         greys = np.stack([grey_image(c) for c in template_crops])
-        templates = np.stack([template_image(g) for g in greys])
-        probes = [template_image(c) for c in probe_crops]
+        templates = template_images(greys)
+        probes = template_images(probe_crops)
         px = templates.shape[1]
         best_size, best_ratio, slope = round(SIZES[1] * px / 84), 0.0, 0.0
         own_level = np.ones(1)
         for size84 in SIZES:
             size = round(size84 * px / 84)
-            turned = [turned_centres(t, size) for t in templates]
-            matches = np.array(
-                [
-                    best_matches(p, turned, template_values, template_suits, s)
-                    for p, s in zip(probes, probe_suits, strict=True)
-                ]
+            bank = TemplateBank.of(templates, size)
+            matches = six_nine_matches(
+                bank, probes, template_values, template_suits, np.asarray(probe_suits)
             )
             is_six = np.asarray(probe_values) == SIX
             towards = np.where(is_six, 1, -1) * (matches[:, 0] - matches[:, 1])
@@ -193,32 +140,26 @@ class SixNineCheck:
                 best_size, best_ratio = size, ratio
                 slope = TRUST * 2 * mu / (sd**2 + SPREAD_FLOOR**2)
                 own_level = np.where(is_six, matches[:, 0], matches[:, 1])
-        others = [template_image(c) for c in (other_crops if other_crops is not None else [])]
-        chosen = [turned_centres(t, best_size) for t in templates]
-        other_level = np.array(
-            [max(best_matches(o, chosen, template_values, template_suits)) for o in others]
-        )
+        others = template_images(other_crops if other_crops is not None else [])
+        chosen = TemplateBank.of(templates, best_size)
+        other_level = six_nine_matches(chosen, others, template_values, template_suits).max(axis=1)
         return cls(
             greys,
             np.asarray(template_values, np.int64),
             np.asarray(template_suits, np.int64),
             best_size,
             float(slope),
-            _spread(own_level),
-            _spread(other_level) if len(other_level) > 1 else (0.0, 1.0),
+            spread(own_level, SPREAD_FLOOR),
+            spread(other_level, SPREAD_FLOOR) if len(other_level) > 1 else (0.0, 1.0),
         )
 
     def evidence(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each crop, the log-odds of 6 over 9, and the log-likelihood ratio (at
         most 0) of "a 6 or a 9" over "another value", from the templates."""
-        matches = np.array(
-            [best_matches(template_image(c), self.turned, self.values, self.suits) for c in crops]
-        ).reshape(-1, 2)
+        matches = six_nine_matches(self.bank, template_images(crops), self.values, self.suits)
         odds = self.slope * (matches[:, 0] - matches[:, 1])
         level = matches.max(axis=1)
-        pair = TRUST * (
-            _log_normal(level, *self.pair_level) - _log_normal(level, *self.other_level)
-        )
+        pair = TRUST * (log_normal(level, *self.pair_level) - log_normal(level, *self.other_level))
         return odds, np.minimum(pair, 0.0)
 
     def settle(self, probabilities: np.ndarray, crops: np.ndarray) -> np.ndarray:
@@ -249,8 +190,3 @@ class SixNineCheck:
         updated[:, nine] = kept * (1.0 - share_six)
         out[rows] = updated / updated.sum(axis=1, keepdims=True)
         return out
-
-
-def _spread(x: np.ndarray) -> tuple[float, float]:
-    """Mean and spread (at least SPREAD_FLOOR) of ``x``."""
-    return float(np.mean(x)), float(np.hypot(np.std(x), SPREAD_FLOOR))

@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         f"({100 * right_after / total:.1f}%; not enrolled {100 * right_before / total:.1f}%)"
     )
     print(six_nine_summary(enrollment.six_nine))
+    print(value_check_summary(enrollment.value_check))
     if misread:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
     if missing:
@@ -147,4 +148,18 @@ def six_nine_summary(check) -> str:
     return (
         f"6 or 9: told apart by the photos' own 6s and 9s "
         f"({len(check.templates)} templates, weight {check.slope:.0f})"
+    )
+
+
+def value_check_summary(check) -> str:
+    """One line on how a doubtful square's value is weighed by the photos' tiles."""
+    if check is None:
+        return (
+            "doubtful squares: too few values shown in two suits to match them against "
+            "the photos; the model alone decides"
+        )
+    own, other = check.own_level[0], check.other_level[0]
+    return (
+        f"doubtful squares: matched against the photos' {len(check.templates)} tiles "
+        f"(a tile matched its own value at {own:.2f}, another value at {other:.2f})"
     )
