@@ -86,6 +86,17 @@ def test_enrolment_improves_an_unseen_tile_set(recognizer, split_set, tmp_path: 
     assert wrong <= 0.01, wrong
 
 
+def _assert_same_check(kept, check, fields: tuple[str, ...]) -> None:
+    """A template check read back from a file is the one saved: templates, their
+    values and suits, and the fitted ``fields``."""
+    assert check is not None and kept is not None
+    np.testing.assert_array_equal(kept.templates, check.templates)
+    for field in ("values", "suits"):
+        assert getattr(kept, field).tolist() == getattr(check, field).tolist(), field
+    for field in fields:
+        assert getattr(kept, field) == getattr(check, field), field
+
+
 def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: Path) -> None:
     enrollment = build_enrollment(recognizer, _samples(split_set.enrol), LAYOUT)
     path = tmp_path / "set.bin"
@@ -103,30 +114,11 @@ def test_enrollment_file_round_trip_and_errors(recognizer, split_set, tmp_path: 
         enrollment.model_digest,
         enrollment.reader_digest,
     )
-    check, kept = enrollment.six_nine, again.six_nine
-    assert check is not None and kept is not None
-    np.testing.assert_array_equal(kept.templates, check.templates)
-    assert (kept.values.tolist(), kept.suits.tolist()) == (
-        check.values.tolist(),
-        check.suits.tolist(),
+    _assert_same_check(
+        again.six_nine, enrollment.six_nine, ("size", "slope", "pair_level", "other_level")
     )
-    assert (kept.size, kept.slope, kept.pair_level, kept.other_level) == (
-        check.size,
-        check.slope,
-        check.pair_level,
-        check.other_level,
-    )
-    values, kept_values = enrollment.value_check, again.value_check
-    assert values is not None and kept_values is not None
-    np.testing.assert_array_equal(kept_values.templates, values.templates)
-    assert (kept_values.values.tolist(), kept_values.suits.tolist()) == (
-        values.values.tolist(),
-        values.suits.tolist(),
-    )
-    assert (kept_values.size, kept_values.own_level, kept_values.other_level) == (
-        values.size,
-        values.own_level,
-        values.other_level,
+    _assert_same_check(
+        again.value_check, enrollment.value_check, ("size", "own_level", "other_level")
     )
     # A file made before session 20 has no value check, and reads without it.
     with np.load(path) as data:
