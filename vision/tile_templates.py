@@ -112,31 +112,38 @@ class TemplateBank:
         turned = np.stack([np.rot90(centres, k, axes=(1, 2)) for k in range(4)], axis=1)
         return cls(_unit_rows(turned.reshape(-1, size * size).astype(np.float32)), size)
 
-    def subset(self, kept: np.ndarray) -> TemplateBank:
-        """The bank of the templates where ``kept`` (bool, one per template) is true."""
-        return TemplateBank(self.rows[np.repeat(np.asarray(kept, bool), 4)], self.size)
-
     def __len__(self) -> int:
         return len(self.rows) // 4
 
-    def best_scores(self, images: np.ndarray) -> np.ndarray:
+    def best_scores(self, images: np.ndarray, wanted: np.ndarray | None = None) -> np.ndarray:
         """N x len(self): for each image (:func:`template_image`) and template, the best
         normalised correlation of the template's turned centres with the image's
-        centre shifted by up to SEARCH px (all templates in one matrix product)."""
-        if not len(images):
-            return np.zeros((0, len(self)), np.float32)
+        centre shifted by up to SEARCH px. ``wanted`` (N x len(self), bool) limits
+        each image to some templates (the others are NaN); images that want the same
+        templates share one matrix product."""
+        n = len(images)
+        wanted = np.ones((n, len(self)), bool) if wanted is None else np.asarray(wanted, bool)
+        out = np.full((n, len(self)), np.nan, np.float32)
+        if not n:
+            return out
         px = images.shape[1]
         window = min(px, self.size + 2 * round(SEARCH * px / 84))
         start = (px - window) // 2
         regions = np.asarray(images, np.float32)[:, start : start + window, start : start + window]
         patches = sliding_window_view(regions, (self.size, self.size), axis=(1, 2))
         places = patches.shape[1] * patches.shape[2]
-        flat = _unit_rows(patches.reshape(len(images) * places, self.size * self.size))
+        flat = _unit_rows(patches.reshape(n, places, self.size * self.size))
+        patterns, group = np.unique(wanted, axis=0, return_inverse=True)
         with _blas().limit(limits=1, user_api="blas"):
-            products = flat @ self.rows.T
-        scores = products.reshape(len(images), places, len(self.rows))
-        # One axis at a time: numpy reduces over two strided axes far more slowly.
-        return scores.max(axis=1).reshape(len(images), len(self), 4).max(axis=2)
+            for k, pattern in enumerate(patterns):
+                if not pattern.any():
+                    continue
+                members = np.flatnonzero(group.ravel() == k)
+                products = flat[members] @ self.rows[np.repeat(pattern, 4)].T
+                # One axis at a time: numpy reduces over two strided axes far more slowly.
+                best = products.max(axis=1).reshape(len(members), -1, 4).max(axis=2)
+                out[np.ix_(members, np.flatnonzero(pattern))] = best
+        return out
 
 
 def best_by_value(
@@ -147,7 +154,7 @@ def best_by_value(
 ) -> np.ndarray:
     """N x 10: from :meth:`TemplateBank.best_scores` (N x T) of templates of these
     ``values`` (0..9) and ``suits``, each row's best score with a template of each
-    value, -1 where there is none; row i leaves out the templates of suit
+    value, -1 where there is none (or none was matched: NaN); row i leaves out the templates of suit
     ``leave_out[i]`` (how well a tile matches the rest of its set, not itself).
 
     >>> scores = np.array([[0.9, 0.5, 0.7]])
@@ -156,7 +163,7 @@ def best_by_value(
     >>> float(best_by_value(scores, np.array([2, 2, 4]), np.array([0, 1, 0]), np.array([0]))[0, 2])
     0.5
     """
-    scores = np.asarray(scores, np.float64)
+    scores = np.nan_to_num(np.asarray(scores, np.float64), nan=-1.0)  # NaN: not matched
     if leave_out is not None:
         kept = np.asarray(suits)[None, :] != np.asarray(leave_out)[:, None]
         scores = np.where(kept, scores, -1.0)

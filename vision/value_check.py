@@ -128,38 +128,37 @@ class ValueCheck:
     def evidence(self, crops: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
         """N x 10: for each crop and value, the log-likelihood ratio (times TRUST) of
         its best correlation with that value's tiles, under "a tile of this value"
-        against "not" (0 for a value no template shows). ``values`` (N x 10, bool)
-        says which values to match for each crop; the others are taken to match as a
-        tile of another value does, on average."""
-        images = template_images(crops)
-        if values is None:
-            scores = self.bank.best_scores(images)
-        else:
-            scores = np.full((len(images), len(self.templates)), self.other_level[0])
-            for row, wanted in enumerate(np.asarray(values, bool)):
-                matched = wanted[self.values]
-                if matched.any():
-                    bank = self.bank.subset(matched)
-                    scores[row, matched] = bank.best_scores(images[row : row + 1])[0]
+        against "not"; 0 (no evidence) for a value not matched. ``values`` (N x 10,
+        bool) says which values to match for each crop (all by default)."""
+        wanted = None if values is None else np.asarray(values, bool)[:, self.values]
+        scores = self.bank.best_scores(template_images(crops), wanted)
         levels = best_by_value(scores, self.values, self.suits)
         ratio = log_normal(levels, *self.own_level) - log_normal(levels, *self.other_level)
         return np.where(levels > -1, TRUST * ratio, 0.0)
 
     def settle(self, probabilities: np.ndarray, crops: np.ndarray, threshold: float) -> np.ndarray:
-        """``probabilities`` over :data:`vision.recognizer.LABELS` (N x 52) with every
-        row below ``threshold`` weighed by :meth:`evidence` (Bayes' rule: each tile's
-        probability times its value's likelihood ratio, empty and covered times 1,
-        renormalised). Only values holding at least MIN_VALUE_SHARE of a row are
-        matched: the rest could not win it."""
+        """``probabilities`` over :data:`vision.recognizer.LABELS` (N x 52) weighed by
+        :meth:`evidence` (Bayes' rule: each tile's probability times its value's
+        likelihood ratio, empty and covered times 1, renormalised). A row below
+        ``threshold`` is matched against every value holding at least MIN_VALUE_SHARE
+        of it (the rest could not win it); a row answered with a tile, against that
+        tile's value alone, which lets a square that matches its answer's tiles far
+        worse than the photos' tiles matched their own fall back to "?"."""
         from vision.enrollment import VALUE_OF_LABEL
 
         out = np.array(probabilities, np.float64)
-        rows = np.flatnonzero(out.max(axis=1) < threshold)
+        best = out.argmax(axis=1)
+        doubtful = out.max(axis=1) < threshold
+        rows = np.flatnonzero(doubtful | (best < 50))
         if not len(rows):
             return out
         by_value = VALUE_OF_LABEL[:50, None] == np.arange(10)  # 50 x 10, one-hot
-        shares = out[rows, :50] @ by_value
-        ratio = self.evidence(np.asarray(crops)[rows], shares >= MIN_VALUE_SHARE)
+        wanted = np.where(
+            doubtful[rows, None],
+            out[rows, :50] @ by_value >= MIN_VALUE_SHARE,
+            np.arange(10) == VALUE_OF_LABEL[np.minimum(best[rows], 49), None],
+        )
+        ratio = self.evidence(np.asarray(crops)[rows], wanted)
         weights = np.ones((len(rows), out.shape[1]))
         weights[:, :50] = np.exp(ratio[:, VALUE_OF_LABEL[:50]])
         weighed = out[rows] * weights
