@@ -29,8 +29,11 @@ photos it cannot tell apart).
 Since session 20 a fourth weighs the values of every square still in doubt: it is
 matched against all the photos' tiles, and its best match with each value's tiles,
 against how well the photos' tiles matched their own value and another, weighs that
-value (:class:`vision.value_check.ValueCheck`). On held-out sets never tuned on it
-takes the error at four turns from 2.6% to about 1% (models/README.md, "Session 20").
+value; a square answered with a tile is matched against its answer's value, and falls
+back to "?" if it matches those tiles far worse than the photos' own did
+(:class:`vision.value_check.ValueCheck`). On held-out sets never tuned on the error at
+four turns falls from 2.6% to 1.4%, with half the confidently wrong squares
+(models/README.md, "Session 20").
 
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
@@ -274,16 +277,21 @@ class Enrollment:
         scale = self.value_scale * self.turns_sharpen
         return self._combined(logits, mean_embedding, colours, temperature, scale)
 
-    def settle_by_templates(self, probabilities: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    def settle_by_templates(
+        self, probabilities: np.ndarray, crops: np.ndarray, check_answers: bool = True
+    ) -> np.ndarray:
         """``probabilities`` (of :meth:`probabilities` or :meth:`probabilities_all_turns`)
         settled by matching ``crops`` (unturned) against the photos' tiles, as far as
         this enrolment has them: first 6 against 9
         (:meth:`vision.six_nine.SixNineCheck.settle`), then the values of the squares
-        still below the threshold (:meth:`vision.value_check.ValueCheck.settle`)."""
+        still below the threshold and, with ``check_answers``, the answers of the
+        others (:meth:`vision.value_check.ValueCheck.settle`)."""
         if self.six_nine is not None:
             probabilities = self.six_nine.settle(probabilities, crops)
         if self.value_check is not None:
-            probabilities = self.value_check.settle(probabilities, crops, self.threshold)
+            probabilities = self.value_check.settle(
+                probabilities, crops, self.threshold, check_answers
+            )
         return probabilities
 
     def _combined(

@@ -96,6 +96,17 @@ def _unit_rows(rows: np.ndarray) -> np.ndarray:
     return centred / (np.linalg.norm(centred, axis=-1, keepdims=True) + 1e-6)
 
 
+def _window_sums(regions: np.ndarray, size: int) -> np.ndarray:
+    """N x P x P: the sums of every ``size`` x ``size`` window of each region (N x W x W)."""
+    padded = np.pad(regions.cumsum(axis=1).cumsum(axis=2), ((0, 0), (1, 0), (1, 0)))
+    return (
+        padded[:, size:, size:]
+        - padded[:, :-size, size:]
+        - padded[:, size:, :-size]
+        + padded[:, :-size, :-size]
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class TemplateBank:
     """The centres (``size`` px) of some :func:`template_image` s at their four quarter
@@ -132,17 +143,37 @@ class TemplateBank:
         regions = np.asarray(images, np.float32)[:, start : start + window, start : start + window]
         patches = sliding_window_view(regions, (self.size, self.size), axis=(1, 2))
         places = patches.shape[1] * patches.shape[2]
-        flat = _unit_rows(patches.reshape(n, places, self.size * self.size))
-        patterns, group = np.unique(wanted, axis=0, return_inverse=True)
+        flat = patches.reshape(n, places, self.size * self.size)
+        # The template rows sum to 0, so a patch need not be centred: its dot product
+        # with one is already the centred one, and only its spread is left to divide
+        # by, from the window sums of the region and of its square.
+        spread = np.sqrt(
+            np.maximum(
+                _window_sums(regions.astype(np.float64) ** 2, self.size)
+                - _window_sums(regions.astype(np.float64), self.size) ** 2 / self.size**2,
+                0.0,
+            )
+        ).reshape(n, places, 1)
+        inverse = (1.0 / (spread + 1e-6)).astype(np.float32)
+        rows = self.rows.reshape(len(self), 4, -1)
+        counts = wanted.sum(axis=1)
         with _blas().limit(limits=1, user_api="blas"):
-            for k, pattern in enumerate(patterns):
-                if not pattern.any():
-                    continue
-                members = np.flatnonzero(group.ravel() == k)
-                products = flat[members] @ self.rows[np.repeat(pattern, 4)].T
+            # Images wanting as many templates share one stacked matrix product, each
+            # against its own templates' rows.
+            for count in np.unique(counts[counts > 0]):
+                members = np.flatnonzero(counts == count)
+                chosen = np.nonzero(wanted[members])[1].reshape(len(members), count)
+                if count == len(self):  # all of them: one plain matrix product
+                    products = (flat[members].reshape(-1, flat.shape[2]) @ self.rows.T).reshape(
+                        len(members), places, -1
+                    )
+                else:
+                    own = rows[chosen].reshape(len(members), count * 4, -1)
+                    products = np.matmul(flat[members], own.transpose(0, 2, 1))
+                products *= inverse[members]
                 # One axis at a time: numpy reduces over two strided axes far more slowly.
-                best = products.max(axis=1).reshape(len(members), -1, 4).max(axis=2)
-                out[np.ix_(members, np.flatnonzero(pattern))] = best
+                best = products.max(axis=1).reshape(len(members), count, 4).max(axis=2)
+                out[members[:, None], chosen] = best
         return out
 
 
