@@ -130,8 +130,8 @@ class TemplateBank:
         """N x len(self): for each image (:func:`template_image`) and template, the best
         normalised correlation of the template's turned centres with the image's
         centre shifted by up to SEARCH px. ``wanted`` (N x len(self), bool) limits
-        each image to some templates (the others are NaN); images that want the same
-        templates share one matrix product."""
+        each image to some templates (the others are NaN); images wanting as many
+        templates share one stacked matrix product."""
         n = len(images)
         wanted = np.ones((n, len(self)), bool) if wanted is None else np.asarray(wanted, bool)
         out = np.full((n, len(self)), np.nan, np.float32)
@@ -145,7 +145,7 @@ class TemplateBank:
         places = patches.shape[1] * patches.shape[2]
         flat = patches.reshape(n, places, self.size * self.size)
         # The template rows sum to 0, so a patch need not be centred: its dot product
-        # with one is already the centred one, and only its spread is left to divide
+        # with one equals the centred patch's, and only its spread is left to divide
         # by, from the window sums of the region and of its square.
         spread = np.sqrt(
             np.maximum(
