@@ -98,7 +98,7 @@ class SixNineCheck:
     def bank(self) -> TemplateBank:
         """The templates as they are matched: grey less blur
         (:func:`~vision.tile_templates.template_image`), centres at ``size``."""
-        return TemplateBank.of(template_images(self.templates), self.size)
+        return TemplateBank.of_crops(self.templates, self.size)
 
     @classmethod
     def fit(

@@ -123,6 +123,11 @@ class TemplateBank:
         turned = np.stack([np.rot90(centres, k, axes=(1, 2)) for k in range(4)], axis=1)
         return cls(_unit_rows(turned.reshape(-1, size * size).astype(np.float32)), size)
 
+    @classmethod
+    def of_crops(cls, crops, size: int) -> TemplateBank:
+        """The bank of crops (BGR or grey, 0..255) as :func:`template_image` s."""
+        return cls.of(template_images(crops), size)
+
     def __len__(self) -> int:
         return len(self.rows) // 4
 
