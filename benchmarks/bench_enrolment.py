@@ -11,6 +11,12 @@ app reads a steady view). Sets are seeds 7000, 7001, ...: the first 12 are the o
 To choose between candidate models without tuning on these sets, run it on the tuning
 sets instead: ``--first-seed 60000 --sets 32``.
 
+A second table splits the first model's squares by what the camera saw: a still
+camera with nothing over the square (what a photo or the live app's steady view
+reads, and what chesscog's figures are measured on), a hand over part of the square
+(less than a fifth; more counts as covered and is left out), and a frame with motion
+blur.
+
 Why 60 sets, not 12: the error differs a lot from one set to the next, and two
 trainings of the same recipe with another seed differ by 2.5 points at four turns
 (models/README.md, "Session 15"). With several models every set is read by each, and
@@ -35,42 +41,85 @@ from vision.enrollment import THRESHOLD, EnrollmentSample, build_enrollment
 from vision.recognizer import COVERED, TileRecognizer
 from vision.synth import HELDOUT_FAMILIES
 from vision.training.evaluate import score
-from vision.training_data import ProgressBar, crop_labels, tile_set_frames, top_labels
+from vision.training_data import (
+    ProgressBar,
+    TileSetFrames,
+    crop_labels,
+    tile_set_frames,
+    top_labels,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT = Layout.load()
 FIRST_SEED = 7000
 READINGS = ("one pass", "four turns")
+CONDITIONS = ("still, nothing over the square", "a hand over part of the square", "motion blur")
 
 
 @dataclass(frozen=True)
 class SetResult:
-    """One model on one tile set: visible squares, and per reading the squares "?" or
-    wrong (``errors``) and those answered wrongly (``wrong``)."""
+    """One model on one tile set's squares (all of them, or those seen in one
+    condition): visible squares, and per reading the squares "?" or wrong
+    (``errors``) and those answered wrongly (``wrong``)."""
 
     squares: int
     errors: tuple[int, int]
     wrong: tuple[int, int]
 
 
-def read_set(recognizers: list[TileRecognizer], seed: int, tests: int) -> list[SetResult]:
-    """Render tile set ``seed`` once; enrol it and read its test frames with each model."""
+def square_conditions(frames: TileSetFrames) -> np.ndarray:
+    """Each test square's index in :data:`CONDITIONS`, in the order of the crops.
+
+    Motion blur comes first: a blurred frame is blurred whether or not a hand is there.
+    """
+    squares = LAYOUT.squares
+    blurred = np.repeat(np.array(frames.test_motion_blur) > 0, len(squares))
+    coverage = np.array([f.truth.coverage.get(s, 0.0) for f, _ in frames.test for s in squares])
+    return np.where(blurred, 2, np.where(coverage > 0, 1, 0))
+
+
+def read_set(
+    recognizers: list[TileRecognizer], seed: int, tests: int
+) -> list[dict[str | None, SetResult]]:
+    """Render tile set ``seed`` once; enrol it and read its test frames with each model.
+    Per model: the result on all visible squares (key ``None``) and per condition."""
     frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
     samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
     y = np.concatenate([crop_labels(f, LAYOUT) for f, _ in frames.test])
     top = np.concatenate([top_labels(f, LAYOUT) for f, _ in frames.test])
     visible = y != COVERED
+    condition = square_conditions(frames)
+    groups: dict[str | None, np.ndarray] = {None: visible}
+    groups.update({name: visible & (condition == k) for k, name in enumerate(CONDITIONS)})
     out = []
     for rec in recognizers:
         enrolled = rec.with_enrollment(build_enrollment(rec, samples, LAYOUT))
         crops = np.concatenate([rec.crops(f.image, c, LAYOUT) for f, c in frames.test])
-        errors, wrong = [], []
-        for probs in (enrolled.probabilities(crops), enrolled.probabilities_all_turns(crops)):
-            s = score("", probs[visible], y[visible], THRESHOLD, top[visible])
-            errors.append(round(s.error * s.squares))
-            wrong.append(round(s.confident_wrong * s.squares))
-        out.append(SetResult(int(visible.sum()), (errors[0], errors[1]), (wrong[0], wrong[1])))
+        readings = (enrolled.probabilities(crops), enrolled.probabilities_all_turns(crops))
+        out.append({name: _result(readings, y, top, rows) for name, rows in groups.items()})
     return out
+
+
+def _result(readings: tuple[np.ndarray, ...], y: np.ndarray, top: np.ndarray, rows) -> SetResult:
+    if not rows.any():
+        return SetResult(0, (0, 0), (0, 0))
+    errors, wrong = [], []
+    for probs in readings:
+        s = score("", probs[rows], y[rows], THRESHOLD, top[rows])
+        errors.append(round(s.error * s.squares))
+        wrong.append(round(s.confident_wrong * s.squares))
+    return SetResult(int(rows.sum()), (errors[0], errors[1]), (wrong[0], wrong[1]))
+
+
+def _row(results: list[SetResult]) -> str:
+    """The squares, then each reading's error and wrong answers, over several sets."""
+    squares = sum(r.squares for r in results)
+    cells = [str(squares)]
+    for k in range(len(READINGS)):
+        errors = sum(r.errors[k] for r in results)
+        wrong = sum(r.wrong[k] for r in results)
+        cells.append(f"{100 * errors / max(squares, 1):.2f}% ({wrong})")
+    return " | ".join(cells)
 
 
 def paired_interval(diff: np.ndarray, draws: int = 4000, seed: int = 0) -> tuple[float, float]:
@@ -122,7 +171,7 @@ def main() -> int:
     paths = args.model or [None]
     recognizers = [TileRecognizer.load(p, threads=1) for p in paths]
     names = [_shown(Path(rec.path)) for rec in recognizers]
-    results: list[list[SetResult]] = []
+    results: list[list[dict[str | None, SetResult]]] = []
     bar = ProgressBar("enrol sets", args.sets)
     for i in range(args.sets):
         results.append(read_set(recognizers, first + i, args.tests))
@@ -138,13 +187,12 @@ def main() -> int:
     print("| model | squares | one pass: error (wrong) | four turns: error (wrong) |")
     print("|---|---|---|---|")
     for m, name in enumerate(names):
-        squares = sum(r[m].squares for r in results)
-        cells = []
-        for k in range(len(READINGS)):
-            errors = sum(r[m].errors[k] for r in results)
-            wrong = sum(r[m].wrong[k] for r in results)
-            cells.append(f"{100 * errors / squares:.2f}% ({wrong})")
-        print(f"| {name} | {squares} | {cells[0]} | {cells[1]} |")
+        print(f"| {name} | {_row([r[m][None] for r in results])} |")
+    print(f"\nBy what the camera saw ({names[0]}):\n")
+    print("| squares seen | squares | one pass: error (wrong) | four turns: error (wrong) |")
+    print("|---|---|---|---|")
+    for condition in CONDITIONS:
+        print(f"| {condition} | {_row([r[0][condition] for r in results])} |")
     if len(names) > 1:
         print(f"\nPaired per set against {names[0]}: squares in error, difference and 95% interval")
         print("(bootstrap over sets; negative = fewer errors).\n")
@@ -153,7 +201,7 @@ def main() -> int:
         for m, name in enumerate(names[1:], 1):
             cells = []
             for k in range(len(READINGS)):
-                diff = np.array([r[m].errors[k] - r[0].errors[k] for r in results])
+                diff = np.array([r[m][None].errors[k] - r[0][None].errors[k] for r in results])
                 lo, hi = paired_interval(diff)
                 cells.append(f"{int(diff.sum()):+d} [{lo:+.0f}, {hi:+.0f}]")
             print(f"| {name} | {cells[0]} | {cells[1]} |")

@@ -4,19 +4,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.bench_enrolment import paired_interval, read_set
+from benchmarks.bench_enrolment import CONDITIONS, paired_interval, read_set, square_conditions
+from engine import Layout
 from vision.recognizer import TileRecognizer
+from vision.training_data import tile_set_frames
 
 
 def test_a_set_read_by_the_same_model_twice_gives_the_same_counts() -> None:
     rec = TileRecognizer.load()
-    first, second = read_set([rec, rec], 7000, tests=2)
+    first, second = (result[None] for result in read_set([rec, rec], 7000, tests=2))
     assert first == second
     assert first.squares > 12
     for k in range(2):
         assert 0 <= first.wrong[k] <= first.errors[k] <= first.squares
     # Enrolled, the four-turn reading leaves fewer squares unread than one pass here.
     assert first.errors[1] <= first.errors[0]
+
+
+def test_every_visible_square_is_counted_under_one_condition() -> None:
+    # Set 7003's second test frame is motion-blurred and a hand lies over part of
+    # some squares of its first.
+    (result,) = read_set([TileRecognizer.load()], 7003, tests=2)
+    parts = [result[condition] for condition in CONDITIONS]
+    assert all(part.squares > 0 for part in parts)
+    assert sum(part.squares for part in parts) == result[None].squares
+    for k in range(2):
+        assert sum(part.errors[k] for part in parts) == result[None].errors[k]
+        assert sum(part.wrong[k] for part in parts) == result[None].wrong[k]
+
+
+def test_a_blurred_frame_counts_as_blurred_and_a_partly_hidden_square_as_such() -> None:
+    frames = tile_set_frames(7003, "split", photos=5, tests=2)
+    assert len(frames.test_motion_blur) == 2 and frames.test_motion_blur[1] > 0
+    condition = square_conditions(frames).reshape(2, -1)
+    assert (condition[1] == 2).all()
+    coverage = frames.test[0][0].truth.coverage
+    hidden = [coverage.get(square, 0.0) > 0 for square in Layout.load().squares]
+    assert any(hidden) and not all(hidden)
+    assert (condition[0] == np.where(hidden, 1, 0)).all()
 
 
 def test_no_difference_between_models_has_an_interval_of_zero() -> None:

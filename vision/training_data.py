@@ -347,11 +347,14 @@ class TileSetFrames:
     """Frames of one physical tile set (one concrete style) on one table:
     ``enrol`` shows all 50 tiles over a few photos without hands; ``test`` are
     ordinary game frames (random positions, cameras, light, sometimes a hand).
-    Each frame comes with the corners to read it at (truth, distorted image)."""
+    Each frame comes with the corners to read it at (truth, distorted image).
+    ``test_motion_blur`` is each test frame's motion blur in pixels (0: a still
+    camera), which a frame's truth does not record."""
 
     family: str
     enrol: list
     test: list
+    test_motion_blur: tuple[int, ...] = ()
 
 
 def enrolment_positions(rng: np.random.Generator, photos: int, layout: Layout) -> list:
@@ -397,12 +400,14 @@ def tile_set_frames(
             hand=hand,
         )
         frame = render_frame(view, rng)
-        return frame, frame.truth.board_corners_distorted
+        return (frame, frame.truth.board_corners_distorted), view.photo.motion_blur_px
 
-    enrol = [shot(p, {}, None) for p in enrolment_positions(rng, photos, layout)]
-    test = []
+    enrol = [shot(p, {}, None)[0] for p in enrolment_positions(rng, photos, layout)]
+    test, blur = [], []
     for _ in range(tests):
         position, stacks = random_position(rng, layout)
         hand = random_hand(rng) if rng.random() < hand_rate else None
-        test.append(shot(position, stacks, hand))
-    return TileSetFrames(family, enrol, test)
+        frame_and_corners, blur_px = shot(position, stacks, hand)
+        test.append(frame_and_corners)
+        blur.append(blur_px)
+    return TileSetFrames(family, enrol, test, tuple(blur))
