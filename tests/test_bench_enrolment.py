@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.bench_enrolment import CONDITIONS, paired_interval, read_set, square_conditions
+from benchmarks.bench_enrolment import (
+    CONDITIONS,
+    UNDER_A_HAND,
+    paired_interval,
+    read_set,
+    square_conditions,
+)
 from engine import Layout
 from vision.recognizer import TileRecognizer
 from vision.training_data import tile_set_frames
@@ -31,6 +37,10 @@ def test_every_visible_square_is_counted_under_one_condition() -> None:
     for k in range(2):
         assert sum(part.errors[k] for part in parts) == result[None].errors[k]
         assert sum(part.wrong[k] for part in parts) == result[None].wrong[k]
+    # Squares a hand hides are left out of the visible ones and counted apart.
+    hidden = result[UNDER_A_HAND]
+    assert hidden.squares > 0
+    assert all(0 <= hidden.wrong[k] == hidden.errors[k] <= hidden.squares for k in range(2))
 
 
 def test_a_blurred_frame_counts_as_blurred_and_a_partly_hidden_square_as_such() -> None:
