@@ -343,7 +343,7 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     out = capsys.readouterr().out
     assert "tiles seen: 50/50" in out and "tiles missing: none" in out
     assert (tmp_path / "home" / "enrollment.npz").is_file()
-    assert "enrolment photos read back" in out
+    assert "enrolment photos read back" in out and "warning" not in out
     assert "6 or 9: told apart by the photos' own 6s and 9s (10 templates" in out
     assert "doubtful squares: matched against the photos' 50 tiles" in out
     # recognize now uses it by default; the test photo shares the camera and board.
@@ -357,6 +357,53 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
         for s, t in test_frame.truth.position.squares.items()
     )
     assert right >= 4  # held-out art: see the model card
+
+
+def test_enroll_cli_refuses_a_photo_given_twice(tmp_path: Path, capsys) -> None:
+    # As `photo{0..4}.png=photo{0..4}.json` in a shell gives every photo five times.
+    pairs = [f"{tmp_path / 'p0.png'}={tmp_path / f'p{i}.json'}" for i in range(2)]
+    assert main(["enroll", *pairs]) == 2
+    err = capsys.readouterr().err
+    assert "p0.png is given 2 times" in err and len(err.strip().splitlines()) == 1
+
+
+def test_enroll_cli_refuses_photos_paired_with_the_wrong_files(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("SETUPCAM_HOME", str(home))
+    home.mkdir()
+    earlier = home / "enrollment.npz"
+    earlier.write_bytes(b"the enrolment made before")
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    photos = [pair.split("=")[0] for pair in pairs]
+    files = [pair.split("=")[1] for pair in pairs]
+    swapped = [f"{photos[0]}={files[1]}", f"{photos[1]}={files[0]}", *pairs[2:]]
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *swapped]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"{photos[0]} does not show {files[1]}" in err and "Nothing was enrolled" in err
+    assert earlier.read_bytes() == b"the enrolment made before"
+
+
+def test_enroll_cli_warns_when_the_photos_do_not_read_back(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # Photo 0's file names its tiles on the wrong squares (its empty squares right):
+    # nothing plainly contradicts it, but the photos no longer read back whole.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    first = Path(pairs[0].split("=")[1])
+    position = json.loads(first.read_text())
+    tiles = [s for s, t in position["squares"].items() if t is not None]
+    rolled = [position["squares"][s] for s in tiles[1:] + tiles[:1]]
+    position["squares"].update(zip(tiles, rolled, strict=True))
+    first.write_text(json.dumps(position))
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 0
+    out = capsys.readouterr().out
+    assert "warning: only" in out and "paired with its own position file" in out
 
 
 def test_enroll_cli_bad_input(tmp_path: Path, capsys) -> None:

@@ -11,12 +11,24 @@ where ``setupcam recognize`` and the live app pick it up; with ``--out FILE`` us
 ``--enrollment FILE`` to read it. The photos must show every value (1-10) and
 every suit at least once. The summary says which tiles were seen, which are
 missing, and how well the photos themselves are read back.
+
+Nothing is written (exit code 2, the enrolment already there is kept) when a photo is
+given twice, or when a photo plainly contradicts its position file: a square the file
+says is empty holds a tile, or one it gives a tile looks bare
+(:func:`vision.enrollment.contradicted_squares`). Both are what a photo paired with the
+wrong file looks like, and an enrolment learnt from them would misread the set.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+READ_BACK_WARNING = 0.9
+"""Below this share of the photos' own squares read back right, enrolment warns: an
+enrolled set reads its own photos back nearly whole (60 of 60 in the model card's
+runs), so much less means photos and files that do not belong together, or photos
+too blurred to learn from."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.calibration}: no such calibration file")
         cal = load_calibration(args.calibration)
     pairs = [_split_pair(p) for p in args.pairs]
+    _refuse_repeated_photos([image for image, _ in pairs])
     samples = []
     for image_path, position_path in pairs:
         position = read_position_file(position_path, layout)
@@ -92,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"{args.model}: no such model file")
     model = TileRecognizer.load(args.model)
+    _refuse_contradicted_photos(model, samples, pairs, layout)
     try:
         enrollment = build_enrollment(model, samples, layout)
     except ValueError as err:
@@ -124,6 +138,12 @@ def run(args: argparse.Namespace) -> int:
         f"enrolment photos read back: {right_after}/{total} squares right "
         f"({100 * right_after / total:.1f}%; not enrolled {100 * right_before / total:.1f}%)"
     )
+    if right_after < READ_BACK_WARNING * total:
+        print(
+            f"warning: only {100 * right_after / total:.0f}% of the photos' own squares read "
+            "back as their files say: check that each photo is paired with its own position "
+            "file and is sharp, then enrol again"
+        )
     print(six_nine_summary(enrollment.six_nine))
     print(value_check_summary(enrollment.value_check))
     if misread:
@@ -134,6 +154,49 @@ def run(args: argparse.Namespace) -> int:
             "photograph them too and enrol again for the best reading"
         )
     return 0
+
+
+def _refuse_repeated_photos(images: list[Path]) -> None:
+    """A UsageError if a photo is given more than once (as a shell's ``photo{0..4}.png=
+    photo{0..4}.json`` does, pairing every photo with every file)."""
+    from collections import Counter
+
+    from setupcam.cli import UsageError
+
+    repeated = [(image, n) for image, n in Counter(images).items() if n > 1]
+    if repeated:
+        image, n = repeated[0]
+        raise UsageError(
+            f"{image} is given {n} times: pair each photo with its own position file, "
+            "once (IMAGE=POSITION.json)"
+        )
+
+
+def _refuse_contradicted_photos(model, samples, pairs, layout) -> None:
+    """A UsageError naming the photos whose squares plainly contradict their position
+    files (:func:`vision.enrollment.contradicted_squares`)."""
+    import numpy as np
+
+    from setupcam.cli import UsageError
+    from vision.enrollment import contradicted_squares, position_labels
+
+    problems = []
+    for sample, (image_path, position_path) in zip(samples, pairs, strict=True):
+        labels = position_labels(sample.position, layout)
+        probabilities = model.probabilities(model.crops(sample.image, sample.corners, layout))
+        wrong = np.flatnonzero(contradicted_squares(probabilities, labels))
+        if len(wrong):
+            said = [
+                f"{layout.squares[i]} {'holds a tile' if labels[i] == 50 else 'looks empty'}"
+                for i in wrong
+            ]
+            problems.append(f"{image_path} does not show {position_path} ({', '.join(said)})")
+    if problems:
+        more = f"; and {len(problems) - 1} more photo(s)" if len(problems) > 1 else ""
+        raise UsageError(
+            f"{problems[0]}{more}: is each photo paired with its own position file? "
+            "Nothing was enrolled"
+        )
 
 
 def six_nine_summary(check) -> str:
