@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-READ_BACK_WARNING = 0.9
-"""Below this share of the photos' own squares read back right, enrolment warns: an
-enrolled set reads its own photos back nearly whole (60 of 60 in the model card's
-runs), so much less means photos and files that do not belong together, or photos
-too blurred to learn from."""
+READ_BACK_WARNING = 0.95
+"""Below this share of the photos' own squares read back right, enrolment warns: photos
+and files that do not belong together, or photos too blurred to learn from. The 60
+held-out sets of the enrolment benchmark all read their photos back whole (60 of 60),
+blurred photos among them; the live eval's game 100009, whose camera smears every frame
+by 6 px of motion, reads back 55 of 60 (session 21)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
