@@ -180,6 +180,7 @@ def _refuse_contradicted_photos(model, samples, pairs, layout) -> None:
 
     from setupcam.cli import UsageError
     from vision.enrollment import contradicted_squares, position_labels
+    from vision.recognizer import EMPTY
 
     problems = []
     for sample, (image_path, position_path) in zip(samples, pairs, strict=True):
@@ -188,7 +189,7 @@ def _refuse_contradicted_photos(model, samples, pairs, layout) -> None:
         wrong = np.flatnonzero(contradicted_squares(probabilities, labels))
         if len(wrong):
             said = [
-                f"{layout.squares[i]} {'holds a tile' if labels[i] == 50 else 'looks empty'}"
+                f"{layout.squares[i]} {'holds a tile' if labels[i] == EMPTY else 'looks empty'}"
                 for i in wrong
             ]
             problems.append(f"{image_path} does not show {position_path} ({', '.join(said)})")
