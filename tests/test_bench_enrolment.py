@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from benchmarks.bench_enrolment import (
@@ -68,3 +70,28 @@ def test_bad_arguments_stop_with_a_one_line_error(monkeypatch, capsys) -> None:
         assert bench_enrolment.main() == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_a_missing_model_or_enrolment_base_stops_with_a_one_line_error(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    import shutil
+
+    from benchmarks import bench_enrolment, bench_recognizer
+
+    models = Path(__file__).resolve().parent.parent / "models"
+    for name in ("tiles.onnx", "tiles.json"):
+        shutil.copy(models / name, tmp_path / name)
+    for script in (bench_enrolment, bench_recognizer):
+        monkeypatch.setattr("sys.argv", [script.__name__, "--model", str(tmp_path / "tiles.onnx")])
+        assert script.main() == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "enrollment-base.onnx" in err, err
+        monkeypatch.setattr("sys.argv", [script.__name__, "--model", str(tmp_path / "no.onnx")])
+        assert script.main() == 2
+        assert capsys.readouterr().err == f"error: {tmp_path / 'no.onnx'}: no such model file\n"
+    shutil.copy(models / "enrollment-base.onnx", tmp_path / "enrollment-base.onnx")
+    shutil.copy(models / "enrollment-base.json", tmp_path / "enrollment-base.json")
+    from benchmarks.models import missing_enrollment_base
+
+    assert missing_enrollment_base(TileRecognizer.load(tmp_path / "tiles.onnx")) is None
