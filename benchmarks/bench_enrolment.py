@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script too
 
-from benchmarks.models import missing_enrollment_base, missing_model
+from benchmarks.models import model_problem
 from engine import Layout
 from vision.enrollment import THRESHOLD, EnrollmentSample, build_enrollment
 from vision.recognizer import COVERED, TileRecognizer
@@ -174,16 +174,11 @@ def main() -> int:
     first = args.first_seed
     t0 = time.perf_counter()
     paths = args.model or [None]
-    missing = missing_model(paths)
-    if missing:
-        print(f"error: {missing}", file=sys.stderr)
+    problem = model_problem(paths)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     recognizers = [TileRecognizer.load(p, threads=1) for p in paths]
-    for rec in recognizers:
-        missing = missing_enrollment_base(rec)
-        if missing:
-            print(f"error: {missing}", file=sys.stderr)
-            return 2
     names = [_shown(Path(rec.path)) for rec in recognizers]
     results: list[list[dict[str | None, SetResult]]] = []
     bar = ProgressBar("enrol sets", args.sets)

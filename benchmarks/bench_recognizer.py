@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.models import missing_enrollment_base, missing_model
+from benchmarks.models import model_problem
 from engine import Layout
 from vision.enrollment import THRESHOLD as ENROLLED_THRESHOLD
 from vision.enrollment import EnrollmentSample, build_enrollment
@@ -112,15 +112,11 @@ def main() -> int:
     args = parser.parse_args()
     scale = 0.1 if args.quick else 1.0
     t0 = time.perf_counter()
-    missing = missing_model([args.model])
-    if missing:
-        print(f"error: {missing}", file=sys.stderr)
+    problem = model_problem([args.model])
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     rec = TileRecognizer.load(args.model, threads=1)
-    missing = missing_enrollment_base(rec)
-    if missing:
-        print(f"error: {missing}", file=sys.stderr)
-        return 2
     report: dict = {"model": str(rec.path), "threshold": rec.threshold}
 
     # Crops at the model's own input size, so models of different sizes are measured

@@ -7,21 +7,16 @@ from pathlib import Path
 from vision.recognizer import TileRecognizer
 
 
-def missing_model(paths: list[Path | None]) -> str | None:
-    """The first model file asked for that is not there, said as an error, or None
-    (None stands for the shipped model)."""
+def model_problem(paths: list[Path | None]) -> str | None:
+    """Why a benchmark cannot read enrolled sets with these models (None stands for
+    the shipped one), said before minutes of rendering rather than after: a model file
+    that is not there, or an enrolment base its ``.json`` names that is not beside it.
+    None if every one can be read."""
     for path in paths:
         if path is not None and not path.is_file():
             return f"{path}: no such model file"
-    return None
-
-
-def missing_enrollment_base(recognizer: TileRecognizer) -> str | None:
-    """Why an enrolled set cannot be read with ``recognizer`` (the enrolment base its
-    ``.json`` names is not beside it), or None. Said before minutes of rendering, not
-    after."""
-    try:
-        recognizer.enrollment_base  # noqa: B018 - opening it is the check
-    except FileNotFoundError as err:
-        return f"{err.strerror}: {err.filename} (copy it beside the model)"
+        try:
+            TileRecognizer.load(path).enrollment_base  # noqa: B018 - opening it is the check
+        except FileNotFoundError as err:
+            return f"{err.strerror}: {err.filename} (copy it beside the model)"
     return None

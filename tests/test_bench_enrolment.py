@@ -92,6 +92,6 @@ def test_a_missing_model_or_enrolment_base_stops_with_a_one_line_error(
         assert capsys.readouterr().err == f"error: {tmp_path / 'no.onnx'}: no such model file\n"
     shutil.copy(models / "enrollment-base.onnx", tmp_path / "enrollment-base.onnx")
     shutil.copy(models / "enrollment-base.json", tmp_path / "enrollment-base.json")
-    from benchmarks.models import missing_enrollment_base
+    from benchmarks.models import model_problem
 
-    assert missing_enrollment_base(TileRecognizer.load(tmp_path / "tiles.onnx")) is None
+    assert model_problem([tmp_path / "tiles.onnx", None]) is None
