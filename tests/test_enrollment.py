@@ -359,12 +359,16 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     assert right >= 4  # held-out art: see the model card
 
 
-def test_enroll_cli_refuses_a_photo_given_twice(tmp_path: Path, capsys) -> None:
+def test_enroll_cli_refuses_a_photo_given_twice(tmp_path: Path, capsys, monkeypatch) -> None:
     # As `photo{0..4}.png=photo{0..4}.json` in a shell gives every photo five times.
     pairs = [f"{tmp_path / 'p0.png'}={tmp_path / f'p{i}.json'}" for i in range(2)]
     assert main(["enroll", *pairs]) == 2
     err = capsys.readouterr().err
     assert "p0.png is given 2 times" in err and len(err.strip().splitlines()) == 1
+    # The same photo written two ways is still the same photo.
+    monkeypatch.chdir(tmp_path)
+    assert main(["enroll", "p0.png=a.json", f"{tmp_path / 'p0.png'}=b.json"]) == 2
+    assert "p0.png is given 2 times" in capsys.readouterr().err
 
 
 def test_enroll_cli_refuses_photos_paired_with_the_wrong_files(

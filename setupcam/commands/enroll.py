@@ -164,7 +164,9 @@ def _refuse_repeated_photos(images: list[Path]) -> None:
 
     from setupcam.cli import UsageError
 
-    repeated = [(image, n) for image, n in Counter(images).items() if n > 1]
+    # The same file however it is written (photo0.png, ./photo0.png).
+    count = Counter(image.resolve() for image in images)
+    repeated = [(image, count[image.resolve()]) for image in images if count[image.resolve()] > 1]
     if repeated:
         image, n = repeated[0]
         raise UsageError(
