@@ -492,11 +492,9 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     by_hand = enrollment.probabilities(logits, features, colour_features(crops), 1.0)
     assert enrollment.six_nine is not None and enrollment.value_check is not None
     by_hand = enrollment.six_nine.settle(by_hand, crops)  # then 6 against 9 (session 19)
-    # then the values of the squares still in doubt (session 20); a frame's answers are
-    # checked only at four turns
-    by_hand = enrollment.value_check.settle(
-        by_hand, crops, enrollment.threshold, check_answers=False
-    )
+    # then the values of the squares still in doubt and the answers (session 20; on a
+    # frame's quick reading too since session 22)
+    by_hand = enrollment.value_check.settle(by_hand, crops, enrollment.threshold)
     np.testing.assert_allclose(enrolled.probabilities(crops), by_hand, rtol=1e-5, atol=1e-7)
     # An enrolment on the base alone reads with the base alone, as before session 18.
     np.testing.assert_allclose(
@@ -506,7 +504,6 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
                 base_logits, base_features, colour_features(crops), base.info.temperature
             ),
             crops,
-            check_answers=False,
         ),
         atol=1e-9,
     )

@@ -282,21 +282,17 @@ class Enrollment:
         scale = self.value_scale * self.turns_sharpen
         return self._combined(logits, mean_embedding, colours, temperature, scale)
 
-    def settle_by_templates(
-        self, probabilities: np.ndarray, crops: np.ndarray, check_answers: bool = True
-    ) -> np.ndarray:
+    def settle_by_templates(self, probabilities: np.ndarray, crops: np.ndarray) -> np.ndarray:
         """``probabilities`` (of :meth:`probabilities` or :meth:`probabilities_all_turns`)
         settled by matching ``crops`` (unturned) against the photos' tiles, as far as
         this enrolment has them: first 6 against 9
         (:meth:`vision.six_nine.SixNineCheck.settle`), then the values of the squares
-        still below the threshold and, with ``check_answers``, the answers of the
-        others (:meth:`vision.value_check.ValueCheck.settle`)."""
+        still below the threshold and the answers of the others
+        (:meth:`vision.value_check.ValueCheck.settle`)."""
         if self.six_nine is not None:
             probabilities = self.six_nine.settle(probabilities, crops)
         if self.value_check is not None:
-            probabilities = self.value_check.settle(
-                probabilities, crops, self.threshold, check_answers
-            )
+            probabilities = self.value_check.settle(probabilities, crops, self.threshold)
         return probabilities
 
     def _combined(

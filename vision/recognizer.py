@@ -402,10 +402,7 @@ class TileRecognizer:
         if self.enrollment is not None:
             logits, features = self._enrolled_from.enrollment_inputs(crops)
             probs = self.enrollment.probabilities(logits, features, colour_features(crops), 1.0)
-            # A frame's quick reading: its answers are checked on the closer look
-            # (four turns) that a steady view, a photo or a doubtful square gets; here
-            # it would cost about 2 ms a frame on an enrolled set (session 20).
-            return self.enrollment.settle_by_templates(probs, crops, check_answers=False)
+            return self.enrollment.settle_by_templates(probs, crops)
         logits, _ = self.run(crops)
         return softmax(logits, self.info.temperature)
 

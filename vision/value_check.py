@@ -36,11 +36,11 @@ there, and which the benchmarks count as right
 A square the heads answer with a tile is matched too, against that tile's value only
 (five templates, not fifty): on an art never trained on the heads are now and then sure
 of the wrong value, and a square that matches its answer's tiles far worse than the
-photos' tiles matched their own falls back to "?". The recognizer does this on its
-closer look, at four turns (a steady view, a photo, a doubtful square), not on every
-frame's quick reading, where it would cost about 2 ms for 12 squares. At four turns
-on the 64 tuning sets that took the confidently wrong squares from 16 to 6, for 0.03
-points more "?" (models/README.md, "Session 20")::
+photos' tiles matched their own falls back to "?". At four turns (a steady view, a
+photo, a doubtful square) that took the confidently wrong squares of the 64 tuning
+sets from 16 to 6, for 0.03 points more "?" (models/README.md, "Session 20"); since
+session 22 a frame's quick reading checks its answers too (31 -> 19 wrong in one pass
+on the tuning sets, about 1.7 ms more a frame)::
 
     >>> sure = np.zeros((1, 52))
     >>> sure[0, 2] = 0.995                               # a 3★, says the heads ...
@@ -157,7 +157,6 @@ class ValueCheck:
         probabilities: np.ndarray,
         crops: np.ndarray,
         threshold: float,
-        check_answers: bool = True,
     ) -> np.ndarray:
         """``probabilities`` over :data:`vision.recognizer.LABELS` (N x 52) weighed by
         :meth:`evidence` (Bayes' rule: each tile's probability times its value's
@@ -165,14 +164,13 @@ class ValueCheck:
         ``threshold`` is matched against every value holding at least MIN_VALUE_SHARE
         of it (the rest could not win it); a row answered with a tile, against that
         tile's value alone, which lets a square that matches its answer's tiles far
-        worse than the photos' tiles matched their own fall back to "?" (unless
-        ``check_answers`` is false: the doubtful rows only)."""
+        worse than the photos' tiles matched their own fall back to "?"."""
         from vision.enrollment import VALUE_OF_LABEL
 
         out = np.array(probabilities, np.float64)
         best = out.argmax(axis=1)
         doubtful = out.max(axis=1) < threshold
-        rows = np.flatnonzero(doubtful | ((best < 50) & check_answers))
+        rows = np.flatnonzero(doubtful | (best < 50))
         if not len(rows):
             return out
         by_value = VALUE_OF_LABEL[:50, None] == np.arange(10)  # 50 x 10, one-hot
