@@ -512,6 +512,16 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     other = dataclasses.replace(enrollment, reader_digest="0123456789abcdef")
     with pytest.raises(ValueError, match=r"another model \(reader 0123"):
         recognizer.with_enrollment(other)
+    # Enrolments made before both networks ran their first layers on 2x2 blocks
+    # (session 22) name the networks' old digests: the same networks, so they read.
+    before = dataclasses.replace(
+        enrollment,
+        model_digest=base.info.same_network_as[0],
+        reader_digest=recognizer.info.same_network_as[0],
+    )
+    np.testing.assert_array_equal(
+        recognizer.with_enrollment(before).probabilities(crops), enrolled.probabilities(crops)
+    )
 
 
 def test_a_reader_whose_enrolment_base_is_missing_reads_but_cannot_enrol(

@@ -132,6 +132,49 @@ def test_int8_model_computes_what_the_float_model_does(tmp_path: Path) -> None:
     assert np.corrcoef(quantised.ravel(), exact.ravel())[0, 1] > 0.98
 
 
+def test_first_layers_on_blocks_compute_the_same_network_to_the_last_bit(tmp_path: Path) -> None:
+    import shutil
+
+    import onnx
+    import pytest
+    import torch
+
+    from vision.recognizer import open_session
+    from vision.training.fit import export_onnx
+    from vision.training.model import TileNet
+    from vision.training.outputs import pooled_features_as_embedding
+    from vision.training.quantize import quantize_model
+    from vision.training.space_to_depth import first_layers_on_blocks, main
+
+    torch.manual_seed(1)
+    spec = DataSpec(name="q8", seed=8, tables=2, views=2, resolutions=((640, 360),))
+    crops = load_or_generate(spec, tmp_path, progress=False).x
+    float_path, full, blocks = (tmp_path / n for n in ("f.onnx", "full.onnx", "blocks.onnx"))
+    export_onnx(TileNet().eval(), float_path, crops.shape[1])
+    quantize_model(float_path, full, crops)
+    pooled_features_as_embedding(full)
+    shutil.copy(full, blocks)
+    first_layers_on_blocks(blocks)
+    ops = {path: [n.op_type for n in onnx.load(str(path)).graph.node] for path in (full, blocks)}
+    assert "SpaceToDepth" in ops[blocks] and "SpaceToDepth" not in ops[full]
+    turned = np.concatenate([crops, np.rot90(crops, 1, axes=(1, 2))]).astype(np.float32)
+    before, after = (open_session(path).run(None, {"crops": turned}) for path in (full, blocks))
+    np.testing.assert_array_equal(after[0], before[0])  # the logits, to the last bit
+    np.testing.assert_array_equal(after[1], before[1])  # the features enrolment reads
+    with pytest.raises(ValueError, match="already on blocks"):
+        first_layers_on_blocks(blocks)
+    # The command rewrites a network trained before, keeping its old name beside the new.
+    shutil.copy(full, tmp_path / "old.onnx")
+    (tmp_path / "old.json").write_text(json.dumps({"architecture": "TileNet"}), encoding="utf-8")
+    old_digest = network_digest(tmp_path / "old.onnx")
+    assert main([str(tmp_path / "old.onnx")]) == 0
+    meta = json.loads((tmp_path / "old.json").read_text(encoding="utf-8"))
+    assert meta["same_network_as"] == [old_digest]
+    assert meta["network_digest"] == network_digest(tmp_path / "old.onnx") != old_digest
+    assert main([str(tmp_path / "old.onnx")]) == 2  # already rewritten: one line, no change
+    assert main([str(tmp_path / "missing.onnx")]) == 2
+
+
 def test_colour_augment_greys_or_swaps_a_tenth_of_the_crops() -> None:
     import pytest
     import torch

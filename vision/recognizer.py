@@ -205,6 +205,9 @@ class ModelInfo:
     network_digest: str | None = None
     """What the network computes, as :func:`vision.training.digest.network_digest`
     names it (None in models trained before session 18)."""
+    same_network_as: tuple[str, ...] = ()
+    """Digests of networks that compute exactly what this one does, laid out otherwise
+    (:mod:`vision.training.space_to_depth`): enrolments made with them read with it."""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -226,6 +229,7 @@ class ModelInfo:
             ),
             enrollment_model=data.get("enrollment_model"),
             network_digest=data.get("network_digest"),
+            same_network_as=tuple(data.get("same_network_as", ())),
             extra=data,
         )
 
@@ -484,5 +488,6 @@ def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -
 
 def _names(recognizer: TileRecognizer, digest: str | None) -> bool:
     """Whether ``digest`` (None: not recorded) may name ``recognizer``'s network."""
-    names = {recognizer.model_digest, recognizer.file_digest} - {None}
+    names = {recognizer.model_digest, recognizer.file_digest, *recognizer.info.same_network_as}
+    names -= {None}
     return digest is None or not names or digest in names

@@ -19,7 +19,8 @@ and a one-cycle learning rate on augmented batches (bfloat16 autocast: ~1.7x
 faster on CPUs with AVX-512 BF16, weights kept in float32); (3) ONNX export
 (``dynamo=False``) checked against torch, then quantised to int8
 (:mod:`vision.training.quantize`), its ``embedding`` output rewired to the pooled
-features enrolment learns from (:mod:`vision.training.outputs`); (4) temperature
+features enrolment learns from (:mod:`vision.training.outputs`) and its first layers
+run on 2x2 blocks of pixels (:mod:`vision.training.space_to_depth`); (4) temperature
 scaling and the "?" threshold fitted on validation frames (other seeds), on the
 int8 model's outputs; (5) the final table, read through the shipped runtime
 (:class:`vision.recognizer.TileRecognizer`) on test frames of the training
@@ -55,6 +56,7 @@ from vision.training.evaluate import (
 from vision.training.model import WIDTHS, TileNet, describe
 from vision.training.outputs import pooled_features_as_embedding
 from vision.training.quantize import quantize_model
+from vision.training.space_to_depth import BLOCKS_NOTE, first_layers_on_blocks
 from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
 
 
@@ -293,6 +295,8 @@ def train(
         else:
             onnx_path.write_bytes(fp32_path.read_bytes())
     pooled_features_as_embedding(onnx_path)
+    if cfg.int8:
+        first_layers_on_blocks(onnx_path)  # the same outputs, sooner
 
     meta = calibrate_and_evaluate(onnx_path, cfg, datasets)
     if network == "reader":
@@ -359,7 +363,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
         "threshold": round(threshold, 6),
         "embedding_dim": WIDTHS[-1],
         "embedding": "the pooled features under the embedding layer (vision.training.outputs)",
-        "architecture": describe(),
+        "architecture": describe() + (BLOCKS_NOTE if cfg.int8 else ""),
         "network_digest": network_digest(onnx_path),
         "recipe": _recipe(cfg),
     }
