@@ -117,7 +117,7 @@ def _rewrite(graph, where: str) -> None:
             read_by.setdefault(name, []).append(node)
     inits = {tensor.name: tensor for tensor in graph.initializer}
 
-    def only(op: str, after) -> object:
+    def only(op: str, after):  # the one node reading ``after``'s output, of this op
         found = [n for n in read_by.get(after.output[0], []) if n.op_type == op]
         if len(found) != 1 or len(read_by[after.output[0]]) != 1:
             raise ValueError(f"{where}: not a full-resolution TileNet (after {after.op_type})")
@@ -142,8 +142,10 @@ def _rewrite(graph, where: str) -> None:
     stem = only("Conv", first_dq)
     first_w, stem_w = made_by[first.input[1]], made_by[stem.input[1]]
     weights, stem_weights = array(first_w.input[0]), array(stem_w.input[0])
+    crop_dims = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim[1:3]]
     if (
-        weights.shape[1:] != (3, 3, 3)
+        any(d % BLOCK for d in crop_dims)  # blocks must tile the crop
+        or weights.shape[1:] != (3, 3, 3)
         or attrs(first).get("strides") != [1, 1]
         or attrs(stem).get("strides") != [2, 2]
         or stem_weights.shape[2:] != (3, 3)
