@@ -40,7 +40,7 @@ photos' tiles matched their own falls back to "?". At four turns (a steady view,
 photo, a doubtful square) that took the confidently wrong squares of the 64 tuning
 sets from 16 to 6, for 0.03 points more "?" (models/README.md, "Session 20"); since
 session 22 a frame's quick reading checks its answers too (31 -> 19 wrong in one pass
-on the tuning sets, about 1.7 ms more a frame)::
+on the tuning sets, about 1.7 ms more a frame timed by hand)::
 
     >>> sure = np.zeros((1, 52))
     >>> sure[0, 2] = 0.995                               # a 3★, says the heads ...

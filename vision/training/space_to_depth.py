@@ -20,8 +20,9 @@ layers). This keeps the layer and changes only how it is computed:
 Every output is the same sum of the same integer products as before, so logits and
 features are equal to the last bit (checked in ``tests/test_training.py``), and the
 "?" threshold, temperatures and enrolments hold as they were. The larger, sparser
-convolutions suit onnxruntime's 8-bit kernels: 12 squares in 3.0 ms instead of 4.2 on
-session 22's host. Training applies it to both networks (:mod:`vision.training.fit`);
+convolutions suit onnxruntime's 8-bit kernels: 12 squares in 3.21 ms instead of 4.37
+on session 22's host (`benchmarks.bench_recognizer`, docs/benchmarks.md). Training
+applies it to both networks (:mod:`vision.training.fit`);
 ``python -m vision.training.space_to_depth MODEL.onnx`` rewrites a network trained
 before (and its ``.json``: the new digest, the old one kept as another name for the
 same network)::
