@@ -139,6 +139,7 @@ def test_first_layers_on_blocks_compute_the_same_network_to_the_last_bit(tmp_pat
     import pytest
     import torch
 
+    from vision.network_input import network_feed, takes_levels
     from vision.recognizer import open_session
     from vision.training.fit import export_onnx
     from vision.training.model import TileNet
@@ -157,10 +158,17 @@ def test_first_layers_on_blocks_compute_the_same_network_to_the_last_bit(tmp_pat
     first_layers_on_blocks(blocks)
     ops = {path: [n.op_type for n in onnx.load(str(path)).graph.node] for path in (full, blocks)}
     assert "SpaceToDepth" in ops[blocks] and "SpaceToDepth" not in ops[full]
-    turned = np.concatenate([crops, np.rot90(crops, 1, axes=(1, 2))]).astype(np.float32)
-    before, after = (open_session(path).run(None, {"crops": turned}) for path in (full, blocks))
-    np.testing.assert_array_equal(after[0], before[0])  # the logits, to the last bit
-    np.testing.assert_array_equal(after[1], before[1])  # the features enrolment reads
+    assert not takes_levels(open_session(full)) and takes_levels(open_session(blocks))
+    turned = np.concatenate([crops, np.rot90(crops, 1, axes=(1, 2))])
+    # 8-bit crops, as the camera gives them, and float ones between grey levels.
+    between = turned + np.random.default_rng(2).uniform(-2, 2, turned.shape).astype(np.float32)
+    for x in (turned, np.clip(between, 0, 255)):
+        before, after = (
+            open_session(path).run(None, network_feed(open_session(path), x))
+            for path in (full, blocks)
+        )
+        np.testing.assert_array_equal(after[0], before[0])  # the logits, to the last bit
+        np.testing.assert_array_equal(after[1], before[1])  # the features enrolment reads
     with pytest.raises(ValueError, match="already on blocks"):
         first_layers_on_blocks(blocks)
     # The command rewrites a network trained before, keeping its old name beside the new.

@@ -11,8 +11,9 @@ threshold::
     >>> readings["b2"].label, round(readings["b2"].confidence, 3)   # doctest: +SKIP
     (Tile(value=5, suit=<Suit.HEART: '♥'>), 0.998)
 
-The model file ``models/tiles.onnx`` takes float32 crops, N x 84 x 84 x 3, BGR,
-0..255 (normalisation is inside the graph) and returns ``logits`` (N x 52, over
+The model file ``models/tiles.onnx`` takes crops, N x 84 x 84 x 3, BGR, as 8-bit
+levels (made from 0..255 pixels by :mod:`vision.network_input`; a network as
+training first exports it takes the float32 pixels) and returns ``logits`` (N x 52, over
 :data:`LABELS`) and ``embedding`` (N x D, the penultimate layer). Its metadata
 ``models/tiles.json`` holds the labels, the input size, the crop span, the
 softmax temperature and the "?" threshold (calibrated on held-out frames).
@@ -40,6 +41,7 @@ import numpy as np
 from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
+from vision.network_input import network_input, takes_levels
 from vision.tile_colour import colour_features
 
 LABELS: tuple[str, ...] = (*(str(t) for t in ALL_TILES), "empty", "covered")
@@ -287,6 +289,7 @@ class TileRecognizer:
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         self._input = session.get_inputs()[0].name
+        self._takes_levels = takes_levels(session)
         self._enrollment_base: TileRecognizer | None = None
 
     @property
@@ -388,11 +391,12 @@ class TileRecognizer:
 
     def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Raw model outputs ``(logits, embedding)`` for N crops (N x px x px x 3 BGR)."""
-        x = np.ascontiguousarray(crops, dtype=np.float32)
-        if x.ndim != 4 or x.shape[1:] != (self.crop_px, self.crop_px, 3):
+        crops = np.asarray(crops)
+        if crops.ndim != 4 or crops.shape[1:] != (self.crop_px, self.crop_px, 3):
             raise ValueError(
                 f"crops must be N x {self.crop_px} x {self.crop_px} x 3, not {crops.shape}"
             )
+        x = network_input(crops, self._takes_levels)
         logits, embedding = self.session.run(None, {self._input: x})
         return logits, embedding
 

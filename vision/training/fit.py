@@ -42,6 +42,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.board_view import CROP_SPAN
+from vision.network_input import network_feed
 from vision.recognizer import LABELS, TileRecognizer, open_session, softmax
 from vision.synth import HELDOUT_FAMILIES
 from vision.training.augment import ColourAugment, augment
@@ -56,7 +57,12 @@ from vision.training.evaluate import (
 from vision.training.model import WIDTHS, TileNet, describe
 from vision.training.outputs import pooled_features_as_embedding
 from vision.training.quantize import quantize_model
-from vision.training.space_to_depth import BLOCKS_NOTE, first_layers_on_blocks
+from vision.training.space_to_depth import (
+    BLOCKS_NOTE,
+    FLOAT_INPUT,
+    LEVELS_INPUT,
+    first_layers_on_blocks,
+)
 from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
 
 
@@ -236,7 +242,7 @@ def onnx_logits(path: Path, x: np.ndarray, batch: int = 512) -> np.ndarray:
     ``tiles.json`` exists, so without :class:`TileRecognizer`)."""
     session = open_session(path)
     out = [
-        session.run(["logits"], {"crops": x[i : i + batch].astype(np.float32)})[0]
+        session.run(["logits"], network_feed(session, x[i : i + batch]))[0]
         for i in range(0, len(x), batch)
     ]
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)), np.float32)
@@ -355,7 +361,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     meta = {
         "labels": list(LABELS),
         "input_px": crop_px,
-        "input": "float32 N x px x px x 3, BGR, 0..255 (normalised inside the graph)",
+        "input": LEVELS_INPUT if cfg.int8 else FLOAT_INPUT,
         "outputs": ["logits", "embedding"],
         "crop_span": CROP_SPAN,
         "temperature": round(temperature, 5),

@@ -1,5 +1,5 @@
 """Run the network's first two layers on 2x2 blocks of pixels: the same network, bit for
-bit, in three quarters of the time.
+bit, in two thirds of the time.
 
 The first layer (3x3, 3 -> 16 channels, full resolution) is what keeps the classic
 art's corner digits readable (models/README.md, "Session 4"), but onnxruntime's int8
@@ -8,21 +8,28 @@ session 21's host, 2.2 of 4.3 ms for 12 squares. Networks with a cheaper first l
 read the classic art worse once trained (session 21's and session 22's 4x4 stride-2
 layers). This keeps the layer and changes only how it is computed:
 
-- the crop's 2x2 blocks become one pixel of 12 channels (``SpaceToDepth``), on the
-  8-bit values the first layer reads anyway;
-- the first layer becomes a 3x3 convolution over the blocks with 64 outputs: the 16
-  channels at each of a block's four pixels. Its weights are the layer's own 8-bit
-  weights, each copied where a block pixel's 3x3 neighbourhood falls, zeros
+- the network takes the crop's 8-bit levels, the values its first layer reads
+  anyway, instead of float pixels it quantises itself (:mod:`vision.network_input`
+  makes them: one saturating add for 8-bit crops, where onnxruntime's float
+  subtraction and quantiser took 0.15 ms);
+- the crop, padded by one pixel, is cut into 2x2 blocks, each one pixel of 12
+  channels (``SpaceToDepth``). Blocks start one pixel before the crop, so the four
+  pixels of the first layer's output at block (i, j) see exactly the 4x4 pixels of
+  blocks (i, j) to (i + 1, j + 1);
+- the first layer becomes a 2x2 convolution over those blocks with 64 outputs: the
+  16 channels at each of the output block's four pixels. Its weights are the layer's
+  own 8-bit weights, each copied where a pixel's 3x3 neighbourhood falls, zeros
   elsewhere;
-- the stride-2 stem becomes a 2x2 convolution over the blocks (the stem's 3x3 window
-  at stride 2 covers the block it sits on and the row and column of blocks before it).
+- the stride-2 stem becomes a 2x2 convolution over the first layer's output blocks
+  (the stem's 3x3 window at stride 2 covers the block it sits on and the row and
+  column of blocks before it).
 
 Every output is the same sum of the same integer products as before, so logits and
 features are equal to the last bit (checked in ``tests/test_training.py``), and the
 "?" threshold, temperatures and enrolments hold as they were. The larger, sparser
-convolutions suit onnxruntime's 8-bit kernels: 12 squares in 3.21 ms instead of 4.37
-on session 22's host (`benchmarks.bench_recognizer`, docs/benchmarks.md). Training
-applies it to both networks (:mod:`vision.training.fit`);
+convolutions suit onnxruntime's 8-bit kernels (session 22: 12 squares in 3.21 ms
+instead of 4.37; session 23's shifted blocks and 8-bit input: see models/README.md).
+Training applies it to both networks (:mod:`vision.training.fit`);
 ``python -m vision.training.space_to_depth MODEL.onnx`` rewrites a network trained
 before (and its ``.json``: the new digest, the old one kept as another name for the
 same network)::
@@ -34,17 +41,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from vision.network_input import MEAN, ZERO_POINT
 
 BLOCK = 2
 """Pixels per block side: the stem's stride."""
 
 BLOCKS_NOTE = ", first layers run on 2x2 blocks"
 """Added to the ``architecture`` line of a network rewritten here."""
+
+FLOAT_INPUT = "float32 N x px x px x 3, BGR, 0..255 (normalised inside the graph)"
+LEVELS_INPUT = "uint8 N x px x px x 3, BGR, the 8-bit levels of 0..255 (vision.network_input)"
+"""The ``input`` line of a network's ``.json`` before and after the rewrite."""
 
 _BLOCK_ROWS = {(0, 1): 0, (1, 0): 1, (1, 1): 2}
 """The stem's kernel row (or column) for (block, pixel within the block): its 3x3
@@ -53,23 +65,25 @@ block's last pixel row, then both rows of its own."""
 
 
 def first_layer_on_blocks(weights: np.ndarray) -> np.ndarray:
-    """A 3x3 stride-1 convolution's weights (K x C x 3 x 3) as a 3x3 convolution over
-    2x2 blocks (4K x 4C x 3 x 3): output channel ``p*K + k`` is channel ``k`` at the
-    block's pixel ``p`` (row-major), input channel ``q*C + c`` channel ``c`` at pixel
-    ``q``, as ``SpaceToDepth`` orders them.
+    """A 3x3 stride-1 convolution's weights (K x C x 3 x 3), padded by one pixel, as a
+    2x2 convolution (4K x 4C x 2 x 2) over 2x2 blocks that start one pixel before the
+    image: output channel ``p*K + k`` is channel ``k`` at the output block's pixel
+    ``p`` (row-major), input channel ``q*C + c`` channel ``c`` at an input block's
+    pixel ``q``, as ``SpaceToDepth`` orders them.
 
     >>> w = np.arange(27, dtype=np.int8).reshape(1, 3, 3, 3)
     >>> blocks = first_layer_on_blocks(w)
     >>> blocks.shape, int(np.count_nonzero(blocks[0])) == int(np.count_nonzero(w))
-    ((4, 12, 3, 3), True)
+    ((4, 12, 2, 2), True)
     """
     out_k, in_c = weights.shape[:2]
-    out = np.zeros((4 * out_k, 4 * in_c, 3, 3), weights.dtype)
+    out = np.zeros((4 * out_k, 4 * in_c, 2, 2), weights.dtype)
     for a, b, a_in, b_in in np.ndindex(2, 2, 2, 2):
         p, q = a * 2 + b, a_in * 2 + b_in
-        for di, dj in np.ndindex(3, 3):
-            # the input pixel (2(i+di-1) + a_in) seen from output pixel (2i + a)
-            u, v = 2 * (di - 1) + a_in - a, 2 * (dj - 1) + b_in - b
+        for di, dj in np.ndindex(2, 2):
+            # output pixel 2i + a reads padded pixel 2(i + di) + a_in: image pixel
+            # 2(i + di) + a_in - 1, that is u pixels from it
+            u, v = 2 * di + a_in - 1 - a, 2 * dj + b_in - 1 - b
             if abs(u) <= 1 and abs(v) <= 1:
                 out[p * out_k : (p + 1) * out_k, q * in_c : (q + 1) * in_c, di, dj] = weights[
                     :, :, u + 1, v + 1
@@ -107,7 +121,7 @@ def first_layers_on_blocks(path: Path) -> None:
 
 
 def _rewrite(graph, where: str) -> None:
-    from onnx import helper
+    from onnx import TensorProto, helper
     from onnx import numpy_helper as nh
 
     nodes = list(graph.node)
@@ -130,9 +144,11 @@ def _rewrite(graph, where: str) -> None:
     def attrs(node) -> dict:
         return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
+    if any(n.op_type == "SpaceToDepth" for n in nodes):
+        raise ValueError(f"{where}: not a full-resolution TileNet (already on blocks?)")
     layout = next((n for n in nodes if n.op_type == "Transpose" and n.input[0] == "crops"), None)
     if layout is None:
-        raise ValueError(f"{where}: not a full-resolution TileNet (already on blocks?)")
+        raise ValueError(f"{where}: not a full-resolution TileNet (no crops input)")
     sub = only("Sub", layout)
     div = only("Div", sub)
     quantize = only("QuantizeLinear", div)
@@ -154,32 +170,40 @@ def _rewrite(graph, where: str) -> None:
     ):
         raise ValueError(f"{where}: not a full-resolution TileNet (first layers' shapes)")
 
-    # Quantising (x - mean) / std at scale s is quantising (x - mean) at scale s * std,
-    # exactly when s * std is a power of two (here 1/64 * 64 = 1).
-    scale = float(array(quantize.input[1])) * float(array(div.input[1]))
-    if math.frexp(scale)[0] != 0.5:
-        raise ValueError(f"{where}: the input's quantisation would not stay exact")
+    # The network then reads the levels vision.network_input makes: quantising
+    # (x - mean) / std at scale s is quantising x - mean at scale s * std, one grey level.
+    zero_point = array(quantize.input[2])
+    if (
+        float(array(sub.input[1])) != MEAN
+        or zero_point.dtype != np.uint8
+        or int(zero_point) != ZERO_POINT
+        or float(array(quantize.input[1])) * float(array(div.input[1])) != 1.0
+    ):
+        raise ValueError(f"{where}: its input is not quantised to whole grey levels")
 
     def add(name: str, value: np.ndarray) -> str:
         graph.initializer.append(nh.from_array(value, name))
         return name
 
-    # The 8-bit values, NCHW, then 2x2 blocks, then dequantised as the first layer read them.
-    sub.input[0] = "crops"
-    quantize.input[0] = sub.output[0]
-    quantize.input[1] = add("crops_block_scale", np.array(scale, np.float32))
-    as_nchw = helper.make_node(
-        "Transpose", [quantize.output[0]], ["crops_nchw_8bit"], perm=[0, 3, 1, 2], name="nchw"
-    )
-    blocks = helper.make_node(
-        "SpaceToDepth", ["crops_nchw_8bit"], ["crops_blocks_8bit"], blocksize=BLOCK, name="blocks"
-    )
-    dequantize.input[0] = "crops_blocks_8bit"
-    for node in (layout, div):
+    # The 8-bit levels, NCHW, padded by a pixel of zeros (the zero point), in blocks,
+    # then dequantised as the first layer read them.
+    graph.input[0].type.tensor_type.elem_type = TensorProto.UINT8
+    pads = add("crops_block_pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    made = [
+        helper.make_node("Transpose", ["crops"], ["crops_nchw"], perm=[0, 3, 1, 2], name="nchw"),
+        helper.make_node(
+            "Pad", ["crops_nchw", pads, quantize.input[2]], ["crops_padded"], name="pad"
+        ),
+        helper.make_node(
+            "SpaceToDepth", ["crops_padded"], ["crops_blocks"], blocksize=BLOCK, name="blocks"
+        ),
+    ]
+    dequantize.input[0] = "crops_blocks"
+    for node in (layout, sub, div, quantize):
         graph.node.remove(node)
     position = list(graph.node).index(dequantize)
-    graph.node.insert(position, blocks)
-    graph.node.insert(position, as_nchw)
+    for node in reversed(made):
+        graph.node.insert(position, node)
 
     # The first layer over blocks: weights, their per-channel scales and zero points,
     # and the bias (quantised per channel too) repeated for the block's four pixels.
@@ -191,17 +215,24 @@ def _rewrite(graph, where: str) -> None:
             if values.ndim == 1 and len(values) == len(weights):
                 dq.input[k] = add(f"{dq.input[k]}_blocks", np.tile(values, 4))
     first_b.input[0] = add("first_blocks_bias", np.tile(array(first_b.input[0]), 4))
+    _set(first, kernel_shape=[2, 2], pads=[0, 0, 0, 0])
     stem_w.input[0] = add("stem_blocks_weight", stem_on_blocks(stem_weights))
-    for name, value in (("kernel_shape", [2, 2]), ("pads", [1, 1, 0, 0]), ("strides", [1, 1])):
-        for attribute in stem.attribute:
-            if attribute.name == name:
-                attribute.CopyFrom(helper.make_attribute(name, value))
+    _set(stem, kernel_shape=[2, 2], pads=[1, 1, 0, 0], strides=[1, 1])
 
     used = {name for node in graph.node for name in node.input}
     for tensor in list(graph.initializer):
         if tensor.name not in used:
             graph.initializer.remove(tensor)
     del graph.value_info[:]  # shapes inside the graph changed; onnxruntime infers them
+
+
+def _set(node, **values) -> None:
+    """Set attributes of the ONNX ``node``."""
+    from onnx import helper
+
+    for attribute in node.attribute:
+        if attribute.name in values:
+            attribute.CopyFrom(helper.make_attribute(attribute.name, values[attribute.name]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     meta["network_digest"] = network_digest(args.model)
     meta["same_network_as"] = [*meta.get("same_network_as", []), before]
     meta["architecture"] += BLOCKS_NOTE
+    meta["input"] = LEVELS_INPUT
     meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{args.model}: network {before} -> {meta['network_digest']} (same outputs)")
     return 0
