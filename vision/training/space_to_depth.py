@@ -27,8 +27,9 @@ layers). This keeps the layer and changes only how it is computed:
 Every output is the same sum of the same integer products as before, so logits and
 features are equal to the last bit (checked in ``tests/test_training.py``), and the
 "?" threshold, temperatures and enrolments hold as they were. The larger, sparser
-convolutions suit onnxruntime's 8-bit kernels (session 22: 12 squares in 3.21 ms
-instead of 4.37; session 23's shifted blocks and 8-bit input: see models/README.md).
+convolutions suit onnxruntime's 8-bit kernels: 12 squares in 2.86 ms instead of 4.37
+(`benchmarks.bench_recognizer`, docs/benchmarks.md; 3.21 ms in session 22, with a 3x3
+first layer over blocks that start with the crop, and float input).
 Training applies it to both networks (:mod:`vision.training.fit`);
 ``python -m vision.training.space_to_depth MODEL.onnx`` rewrites a network trained
 before (and its ``.json``: the new digest, the old one kept as another name for the
