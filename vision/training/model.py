@@ -26,11 +26,15 @@ import itertools
 import torch
 from torch import nn
 
+from vision.network_input import MEAN
+
 WIDTHS = (24, 32, 64, 128)
 FULL_RES_CHANNELS = 16
 EMBEDDING_DIM = 96
 N_CLASSES = 52
-MEAN, STD = 127.5, 64.0
+STD = 64.0
+"""Crops are normalised to ``(x - MEAN) / STD``; the int8 input scale is then one grey
+level (:mod:`vision.network_input`)."""
 
 
 def _block(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
