@@ -193,7 +193,7 @@ def _rewrite(graph, where: str) -> None:
     made = [
         helper.make_node("Transpose", ["crops"], ["crops_nchw"], perm=[0, 3, 1, 2], name="nchw"),
         helper.make_node(
-            "Pad", ["crops_nchw", pads, quantize.input[2]], ["crops_padded"], name="pad"
+            "Pad", ["crops_nchw", pads, dequantize.input[2]], ["crops_padded"], name="pad"
         ),
         helper.make_node(
             "SpaceToDepth", ["crops_padded"], ["crops_blocks"], blocksize=BLOCK, name="blocks"
