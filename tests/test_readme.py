@@ -38,6 +38,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.value_check",
         "vision.tile_colour",
         "vision.network_input",
+        "vision.training.provenance",
         "vision.training.evaluate",
         "vision.training.space_to_depth",
         "calibration.board_finder",

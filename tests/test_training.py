@@ -205,13 +205,14 @@ def test_colour_augment_greys_or_swaps_a_tenth_of_the_crops() -> None:
 
 
 def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(
-    tmp_path: Path,
+    tmp_path: Path, capsys
 ) -> None:
     from setupcam.cli import main
 
     out = tmp_path / "models"
     argv = ["train", "--quick", "--quiet", "--out", str(out), "--cache", str(tmp_path / "cache")]
     assert main(argv) == 0
+    printed = capsys.readouterr().out
     reader = TileRecognizer.load(out / "tiles.onnx")
     base = reader.enrollment_base
     assert base.path == out / "enrollment-base.onnx"
@@ -226,6 +227,27 @@ def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(
     assert recipes["enrollment-base.onnx"]["colour_augment"] == "swap"
     log = (out / "enrollment-base.log").read_text(encoding="utf-8")
     assert "conf.wrong" in log and "heldout: split" in log  # its final table
+    # Each says whether it is the shipped network: a smoke run's recipe is not.
+    for network, path in (("reader", reader.path), ("enrollment-base", base.path)):
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        assert meta["trained_on"]["torch"].startswith("2.") and meta["trained_on"]["cpu"]
+        line = f"{network}: network {meta['network_digest']}, not the shipped recipe ("
+        assert line in (printed if network == "reader" else log)
+        assert "epochs" in (printed if network == "reader" else log).split(line)[1]
+
+    # Trained again over a network it does not make: that one is kept, not lost.
+    meta = json.loads(reader.path.with_suffix(".json").read_text(encoding="utf-8"))
+    other = dict(meta, network_digest="0123456789abcdef")
+    reader.path.with_suffix(".json").write_text(json.dumps(other), encoding="utf-8")
+    before = reader.path.read_bytes()
+    assert main([*argv, "--network", "reader"]) == 0
+    kept = out / "previous" / "tiles.onnx"
+    assert kept.read_bytes() == before and f"kept in {kept}" in capsys.readouterr().out
+    assert json.loads(kept.with_suffix(".json").read_text(encoding="utf-8")) == other
+    assert not (out / "previous" / "enrollment-base.onnx").exists()  # not trained again
+    # The same network again: nothing to keep.
+    assert main([*argv, "--network", "reader"]) == 0
+    assert "kept in" not in capsys.readouterr().out and not kept.exists()
 
 
 def test_setupcam_train_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys) -> None:

@@ -9,17 +9,27 @@ enrolment value scale then fitted on the enrolment tuning sets). ``both``, the
 default, renders the crops once, then trains the two side by side, one CPU core
 each, the enrolment base in a second process logging to
 ``OUT/enrollment-base.log``.
+
+Each network's last line says whether it is the shipped network, bit for bit, and if
+not, why not (another recipe, another CPU's kernels, other library versions:
+:mod:`vision.training.provenance`). A network the run writes over is kept in
+``OUT/previous/`` unless the run made the same network again, so enrolments made with
+it stay readable.
 Needs the ``train`` extra (torch): ``pip install -e '.[train]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 NETWORK_CHOICES = ("both", "reader", "enrollment-base")
+PREVIOUS = "previous"
+"""Where, under ``--out``, the networks a run writes over are kept."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the confidence, export ONNX and print the evaluation table. The default recipe "
             "reproduces the two shipped networks, models/tiles.onnx (the reader) and "
             "models/enrollment-base.onnx (what enrolment learns a tile set from), side by "
-            "side on 2 CPU cores (about an hour)."
+            "side on 2 CPU cores (about an hour), and says whether they are the shipped "
+            "ones bit for bit (which needs a CPU with the same kernels). Networks it writes "
+            "over are kept in OUT/previous/."
         ),
     )
     parser.add_argument(
@@ -103,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         side = _start_side_training(args, "enrollment-base", log_path)
-    network = networks[0]
+    network = networks[0]  # this process's; the second process checks its own
+    # Read before training may write over them (the default --out is models/).
+    shipped = _shipped_meta(network)
+    kept = _keep_previous(args.out, network)
     try:
         train(
             recipe(network),
@@ -130,7 +145,63 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"training the enrolment base failed: see {log_path}")
         print(f"\nenrolment base ({args.out / MODEL_FILES['enrollment-base']}):")
         print(log_path.read_text(encoding="utf-8").rstrip())
+    print(_reproduction(network, args.out, shipped, kept))
     return 0
+
+
+def _shipped_meta(network: str) -> dict:
+    from vision.recognizer import MODELS_DIR
+    from vision.training.fit import MODEL_FILES
+
+    return _read_meta((MODELS_DIR / MODEL_FILES[network]).with_suffix(".json"))
+
+
+def _keep_previous(out: Path, network: str) -> Path | None:
+    """Copy the network ``out`` already holds to ``out/previous/`` and return the copy:
+    an enrolment reads only the network it was made with, so one written over would
+    leave a user's enrolments unreadable."""
+    from vision.training.fit import MODEL_FILES
+
+    model = out / MODEL_FILES[network]
+    if not model.exists():
+        return None
+    kept = out / PREVIOUS / model.name
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    for source in (model, model.with_suffix(".json")):
+        if source.exists():
+            shutil.copy2(source, kept.with_name(source.name))
+    return kept
+
+
+def _reproduction(network: str, out: Path, shipped: dict, kept: Path | None) -> str:
+    """One line: is the network trained the shipped one, and if not, why not; and where
+    the network it replaced is kept (the copy is dropped when it is the same network)."""
+    from vision.training.fit import MODEL_FILES
+    from vision.training.provenance import recipe_differences, verdict
+
+    meta = _read_meta((out / MODEL_FILES[network]).with_suffix(".json"))
+    digest = meta.get("network_digest", "?")
+    other = recipe_differences(meta.get("recipe", {}), shipped.get("recipe", {}))
+    if not shipped:
+        line = f"{network}: network {digest} (no shipped network to compare with)"
+    elif other:
+        line = f"{network}: network {digest}, not the shipped recipe ({', '.join(other)})"
+    else:
+        line = verdict(network, digest, shipped, meta.get("trained_on", {}))
+    if kept is not None:
+        if _read_meta(kept.with_suffix(".json")).get("network_digest") == digest:
+            kept.unlink()
+            kept.with_suffix(".json").unlink(missing_ok=True)
+        else:
+            line += f"; the network it replaced is kept in {kept}"
+    return line
+
+
+def _read_meta(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def _start_side_training(

@@ -56,6 +56,7 @@ from vision.training.evaluate import (
 )
 from vision.training.model import WIDTHS, TileNet, describe
 from vision.training.outputs import pooled_features_as_embedding
+from vision.training.provenance import training_host
 from vision.training.quantize import quantize_model
 from vision.training.space_to_depth import (
     BLOCKS_NOTE,
@@ -308,6 +309,8 @@ def train(
     if network == "reader":
         meta["enrollment_model"] = MODEL_FILES["enrollment-base"]
     meta["epoch_losses"] = [round(v, 4) for v in losses]
+    # The CPU's kernels decide the network's last bits (vision.training.provenance).
+    meta["trained_on"] = training_host()
     elapsed = time.perf_counter() - t_start
     meta["metrics"]["seconds"] = {
         "data": round(t_data),
