@@ -247,7 +247,7 @@ def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(
     assert not (out / "previous" / "enrollment-base.onnx").exists()  # not trained again
     # The same network again: nothing to keep.
     assert main([*argv, "--network", "reader"]) == 0
-    assert "kept in" not in capsys.readouterr().out and not kept.exists()
+    assert "kept in" not in capsys.readouterr().out and not kept.parent.exists()
 
 
 def test_setupcam_train_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys) -> None:
@@ -261,3 +261,17 @@ def test_setupcam_train_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys
     assert exited.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("error" in line for line in err)
+
+
+def test_a_smoke_run_never_replaces_the_apps_networks(tmp_path: Path, monkeypatch) -> None:
+    import vision.training_data
+    from setupcam.cli import main
+    from vision.recognizer import MODELS_DIR
+
+    shipped = (MODELS_DIR / "tiles.onnx").read_bytes()
+    monkeypatch.setattr(vision.training_data, "REPO", tmp_path)
+    argv = ["train", "--quick", "--quiet", "--network", "reader", "--cache", str(tmp_path / "c")]
+    assert main(argv) == 0
+    assert (tmp_path / "runs" / "quick" / "tiles.onnx").is_file()
+    assert (MODELS_DIR / "tiles.onnx").read_bytes() == shipped
+    assert not (MODELS_DIR / "previous").exists()

@@ -1,6 +1,6 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--network reader|enrollment-base|both] [--quick] [--out models/]
+``setupcam train [--network reader|enrollment-base|both] [--quick] [--out DIR]
 [--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
 processes, default 2; cached under ``runs/data/``), trains, calibrates, exports and
 prints the final evaluation table of each network. Two networks ship: the *reader*
@@ -8,7 +8,8 @@ prints the final evaluation table of each network. Two networks ship: the *reade
 enrolment value scale then fitted on the enrolment tuning sets). ``both``, the
 default, renders the crops once, then trains the two side by side, one CPU core
 each, the enrolment base in a second process logging to
-``OUT/enrollment-base.log``.
+``OUT/enrollment-base.log``. ``OUT`` is by default the ``models/`` the app reads, and
+``runs/quick/`` for the smoke run (``--quick``), whose networks read nothing well.
 
 Each network's last line says whether it is the shipped network, bit for bit, and if
 not, why not (another recipe, another CPU's kernels, other library versions:
@@ -21,6 +22,7 @@ Needs the ``train`` extra (torch): ``pip install -e '.[train]'``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import subprocess
@@ -53,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="which network to train (default both, side by side)",
     )
     parser.add_argument(
-        "--out", type=Path, default=Path("models"), help="output directory (default models/)"
+        "--out",
+        type=Path,
+        help="output directory (default: the models/ the app reads; runs/quick/ with --quick)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="tiny smoke run (a minute): checks the pipeline"
@@ -83,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("training needs torch: .venv/bin/pip install -e '.[train]'") from None
     from dataclasses import replace
 
+    from vision.recognizer import MODELS_DIR
     from vision.training.fit import MODEL_FILES, full_config, quick_config, render_data, train
-    from vision.training_data import CACHE_DIR
+    from vision.training_data import CACHE_DIR, REPO
 
     if args.epochs is not None and args.epochs < 1:
         raise UsageError("--epochs must be at least 1")
@@ -93,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     cache = args.cache or CACHE_DIR
+    if args.out is None:
+        # A smoke run's network reads nothing well: it must not replace the app's.
+        args.out = REPO / "runs" / "quick" if args.quick else MODELS_DIR
 
     def recipe(network: str):
         cfg = quick_config(network) if args.quick else full_config(network)
@@ -116,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         )
         side = _start_side_training(args, "enrollment-base", log_path)
     network = networks[0]  # this process's; the second process checks its own
-    # Read before training may write over them (the default --out is models/).
+    # Read before training may write over them (the default --out is the app's models/).
     shipped = _shipped_meta(network)
     kept = _keep_previous(args.out, network)
     try:
@@ -192,6 +200,8 @@ def _reproduction(network: str, out: Path, shipped: dict, kept: Path | None) -> 
         if _read_meta(kept.with_suffix(".json")).get("network_digest") == digest:
             kept.unlink()
             kept.with_suffix(".json").unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # still holds the other network's copy
+                kept.parent.rmdir()
         else:
             line += f"; the network it replaced is kept in {kept}"
     return line
