@@ -1,12 +1,13 @@
 """Where a network was trained, and whether a run reproduced the shipped network.
 
-Training is seeded, and the crops are rendered bit for bit the same on any machine,
-but the training's float arithmetic is not: torch's convolutions (oneDNN) choose their
-kernels by the CPU's instruction sets (AMX, AVX-512 BF16, AVX2, ...), and each kernel
-sums in its own order. So the same recipe on the same crops gives the same network
-bit for bit only on a CPU with the same kernels; on another CPU the first step's loss
-already differs in its sixth digit, and 12,000 steps later it is another network of the
-same recipe, as good within the spread between seeds (models/README.md, "Session 24").
+Training is seeded, and the crops came out bit for bit the same on session 17's CPU
+and session 24's, but the training's float arithmetic does not: torch's convolutions
+(oneDNN) choose their kernels by the CPU's instruction sets (AMX, AVX-512 BF16, AVX2,
+...), and each kernel sums in its own order. So the same recipe on the same crops gives
+the same network bit for bit only on a CPU with the same kernels. On another CPU the
+first step's loss already differs in its sixth digit, and 12,000 steps later it is
+another network of the same recipe, as good within the spread between trainings
+(models/README.md, "Session 24").
 
 Training therefore records the CPU and the library versions in each network's
 ``.json`` (``trained_on``), and ``setupcam train`` ends by saying whether it made the
