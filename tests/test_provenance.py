@@ -48,6 +48,13 @@ def test_a_recipe_is_compared_without_the_crop_caches_names() -> None:
     other = {"epochs": 24, "seed": 2, "train": {"seed": 1001, "cache_key": "2d8f2cfe70"}}
     assert recipe_differences(other, shipped) == ["epochs", "train"]
     assert recipe_differences({**same, "threads": 2}, shipped) == ["threads"]
+    # A field added since the shipped network was trained counts as its default there.
+    newer = {**same, "small_crop_epochs": 0}
+    assert recipe_differences(newer, shipped, {"small_crop_epochs": 0}) == []
+    assert recipe_differences(
+        {**same, "small_crop_epochs": 20}, shipped, {"small_crop_epochs": 0}
+    ) == ["small_crop_epochs"]
+    assert recipe_differences(newer, shipped) == ["small_crop_epochs"]
 
 
 def test_the_verdict_says_why_a_network_is_not_the_shipped_one() -> None:

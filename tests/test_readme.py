@@ -39,6 +39,8 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.tile_colour",
         "vision.network_input",
         "vision.training.provenance",
+        "vision.training.fit",
+        "vision.training.augment",
         "vision.training.evaluate",
         "vision.training.space_to_depth",
         "calibration.board_finder",

@@ -1,4 +1,4 @@
-"""Training smoke run (CI): a few hundred crops, one epoch, an ONNX the runtime loads.
+"""Training smoke run (CI): a few hundred crops, two epochs, an ONNX the runtime loads.
 
 Needs the ``train`` extra (torch), which scripts/setup-env.sh installs for CI.
 """
@@ -6,7 +6,7 @@ Needs the ``train`` extra (torch), which scripts/setup-env.sh installs for CI.
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +78,38 @@ def test_quick_training_run_exports_a_working_model(tmp_path: Path) -> None:
     assert len(rec.read_crops(crops)) == 12
     assert rec.embed(crops).shape == (12, saved["embedding_dim"])
     assert saved["embedding_dim"] == 128  # the pooled features, not the 96-wide layer
+    assert len(saved["epoch_losses"]) == 2 and saved["recipe"]["small_crop_epochs"] == 1
+
+
+def test_the_first_epochs_train_on_small_crops_and_the_rest_at_full_size() -> None:
+    import torch
+
+    from vision.training.fit import fit_model, quick_config
+    from vision.training.model import TileNet
+    from vision.training_data import CropSet
+
+    sizes: list[int] = []
+
+    class Recording(TileNet):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            sizes.append(x.shape[1])
+            return super().forward(x)
+
+    rng = np.random.default_rng(0)
+    zeros = np.zeros(16, np.int32)
+    data = CropSet(
+        x=rng.integers(0, 256, (16, 84, 84, 3), dtype=np.uint8),
+        y=rng.integers(0, 52, 16).astype(np.int16),
+        family=zeros,
+        frame=zeros,
+        coverage=zeros.astype(np.float32),
+        top=zeros,
+        board_px=zeros,
+        motion_blur=zeros,
+    )
+    cfg = replace(quick_config(), epochs=3, small_crop_epochs=2, small_crop_px=40, batch=8)
+    losses = fit_model(Recording(), data, cfg, progress=False)
+    assert len(losses) == 3 and sizes == [40, 40, 40, 40, 84, 84]
 
 
 def test_embedding_output_is_the_pooled_features_and_the_logits_do_not_change(

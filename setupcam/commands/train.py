@@ -88,7 +88,14 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from vision.recognizer import MODELS_DIR
-    from vision.training.fit import MODEL_FILES, full_config, quick_config, render_data, train
+    from vision.training.fit import (
+        MODEL_FILES,
+        full_config,
+        quick_config,
+        render_data,
+        train,
+        with_epochs,
+    )
     from vision.training_data import CACHE_DIR, REPO
 
     if args.epochs is not None and args.epochs < 1:
@@ -105,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     def recipe(network: str):
         cfg = quick_config(network) if args.quick else full_config(network)
         if args.epochs is not None:
-            cfg = replace(cfg, epochs=args.epochs)
+            cfg = with_epochs(cfg, args.epochs)
         return replace(cfg, threads=args.threads)
 
     networks = ("reader", "enrollment-base") if args.network == "both" else (args.network,)
@@ -184,12 +191,12 @@ def _keep_previous(out: Path, network: str) -> Path | None:
 def _reproduction(network: str, out: Path, shipped: dict, kept: Path | None) -> str:
     """One line: is the network trained the shipped one, and if not, why not; and where
     the network it replaced is kept (the copy is dropped when it is the same network)."""
-    from vision.training.fit import MODEL_FILES
+    from vision.training.fit import MODEL_FILES, recipe_defaults
     from vision.training.provenance import recipe_differences, verdict
 
     meta = _read_meta((out / MODEL_FILES[network]).with_suffix(".json"))
     digest = meta.get("network_digest", "?")
-    other = recipe_differences(meta.get("recipe", {}), shipped.get("recipe", {}))
+    other = recipe_differences(meta.get("recipe", {}), shipped.get("recipe", {}), recipe_defaults())
     if not shipped:
         line = f"{network}: network {digest} (no shipped network to compare with)"
     elif other:

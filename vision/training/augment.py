@@ -13,6 +13,8 @@ models/README.md, "Session 13")::
     >>> x = torch.zeros(4, 56, 56, 3)
     >>> augment(x, torch.Generator().manual_seed(0)).shape
     torch.Size([4, 56, 56, 3])
+    >>> augment(x, torch.Generator().manual_seed(0), out_px=40).shape
+    torch.Size([4, 40, 40, 3])
 """
 
 from __future__ import annotations
@@ -39,9 +41,11 @@ def augment(
     gen: torch.Generator,
     strength: float = 1.0,
     colour: ColourAugment = "swap",
+    out_px: int | None = None,
 ) -> torch.Tensor:
     """Augmented copy of ``x`` (N x P x P x 3 float, 0..255); ``colour`` says how a
-    tenth of the crops lose their colours (``"swap"`` or ``"grey"``)."""
+    tenth of the crops lose their colours (``"swap"`` or ``"grey"``). ``out_px``: the
+    crops come out resampled to that size (the same resample that turns them)."""
     if colour not in COLOUR_AUGMENTS:
         raise ValueError(f"colour must be one of {COLOUR_AUGMENTS}, not {colour!r}")
     n = x.shape[0]
@@ -55,7 +59,8 @@ def augment(
     theta = torch.stack(
         [torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1
     )
-    grid = F.affine_grid(theta, list(img.shape), align_corners=False)
+    size = list(img.shape) if out_px is None else [n, img.shape[1], out_px, out_px]
+    grid = F.affine_grid(theta, size, align_corners=False)
     img = F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=False)
     # Focus: a light blur on some crops. The simulator already blurs; more than
     # this makes small corner digits (5/6, 3/9) unreadable, i.e. label noise.

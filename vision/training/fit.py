@@ -9,7 +9,7 @@ crops lose their colours (models/README.md, "Session 17")::
 
     >>> cfg = quick_config()
     >>> cfg.train.tables, cfg.epochs
-    (6, 1)
+    (6, 2)
     >>> full_config("reader").colour_augment, full_config("enrollment-base").colour_augment
     ('grey', 'swap')
 
@@ -34,7 +34,7 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +85,11 @@ class TrainConfig:
     bf16: bool = True  # bfloat16 autocast in training
     int8: bool = True  # ship the network quantised to 8-bit integers
     colour_augment: ColourAugment = "swap"  # see vision.training.augment
+    # The first ``small_crop_epochs`` see the crops resampled to ``small_crop_px``: a
+    # step there costs about 0.6 of one at full size, and the network, fully
+    # convolutional, learns the marks' shapes as well (models/README.md, "Session 25").
+    small_crop_px: int = 64
+    small_crop_epochs: int = 0
 
 
 NETWORKS = ("reader", "enrollment-base")
@@ -109,6 +114,7 @@ def full_config(network: str = "reader") -> TrainConfig:
         test=DataSpec(name="test", seed=3000, tables=60, views=4),
         heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
         epochs=32,
+        small_crop_epochs=20,
     )
     if network == "reader":
         return replace(recipe, seed=2, colour_augment="grey")
@@ -116,8 +122,8 @@ def full_config(network: str = "reader") -> TrainConfig:
 
 
 def quick_config(network: str = "reader") -> TrainConfig:
-    """A smoke run (CI): a few hundred crops, one epoch, with ``network``'s colour
-    augmentation."""
+    """A smoke run (CI): a few hundred crops, two epochs (the first on small crops, as
+    in the full recipe), with ``network``'s colour augmentation."""
     small = ((640, 360),)
     recipe = TrainConfig(
         train=DataSpec(name="q-train", seed=1000, tables=6, views=4, resolutions=small),
@@ -131,7 +137,8 @@ def quick_config(network: str = "reader") -> TrainConfig:
             resolutions=small,
             families=HELDOUT_FAMILIES,
         ),
-        epochs=1,
+        epochs=2,
+        small_crop_epochs=1,
         batch=64,
     )
     return replace(recipe, colour_augment=full_config(network).colour_augment)
@@ -182,12 +189,13 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
     # channels-last: torch's CPU convolutions train ~1.2-1.4x faster than on NCHW
     net.to(memory_format=torch.channels_last)
     net.train()
-    for _epoch in range(cfg.epochs):
+    for epoch in range(cfg.epochs):
+        out_px = cfg.small_crop_px if epoch < cfg.small_crop_epochs else None
         order = torch.randperm(len(y), generator=gen)
         running, correct, seen = 0.0, 0, 0
         for b in range(steps_per_epoch):
             idx = order[b * cfg.batch : (b + 1) * cfg.batch]
-            xb = augment(x[idx].float(), gen, colour=cfg.colour_augment)
+            xb = augment(x[idx].float(), gen, colour=cfg.colour_augment, out_px=out_px)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
                 logits, _ = net(xb)
             logits = logits.float()
@@ -202,7 +210,7 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
             seen += len(idx)
             bar.update(
                 step,
-                f"epoch {_epoch + 1}/{cfg.epochs} loss {running / seen:.3f} "
+                f"epoch {epoch + 1}/{cfg.epochs} loss {running / seen:.3f} "
                 f"acc {correct / seen:.3f}",
             )
         losses.append(running / max(1, seen))
@@ -412,5 +420,17 @@ def _recipe(cfg: TrainConfig) -> dict:
     return d
 
 
+def recipe_defaults() -> dict:
+    """The ``TrainConfig`` fields that have a default, with it: what a recipe written
+    before a field existed trained with."""
+    return {f.name: f.default for f in fields(TrainConfig) if f.default is not MISSING}
+
+
 def with_epochs(cfg: TrainConfig, epochs: int) -> TrainConfig:
-    return replace(cfg, epochs=epochs)
+    """``cfg`` over ``epochs``, the same share of them on small crops::
+
+    >>> with_epochs(full_config(), 16).small_crop_epochs
+    10
+    """
+    small = round(cfg.small_crop_epochs * epochs / cfg.epochs)
+    return replace(cfg, epochs=epochs, small_crop_epochs=small)

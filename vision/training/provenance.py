@@ -90,18 +90,23 @@ def shipped_digests(meta: dict) -> set[str]:
     return ({meta.get("network_digest", "")} | set(meta.get("same_network_as", []))) - {""}
 
 
-def recipe_differences(recipe: dict, shipped_recipe: dict) -> list[str]:
+def recipe_differences(
+    recipe: dict, shipped_recipe: dict, defaults: dict | None = None
+) -> list[str]:
     """The recipe fields (``TrainConfig``'s) in which ``recipe`` differs from the shipped
     network's. A crop set's ``cache_key`` is left out: it names the rendering code's
-    version, which changes with any edit of it, while the crops may stay the same."""
+    version, which changes with any edit of it, while the crops may stay the same. A
+    field one recipe lacks (it predates the field) counts as its value in ``defaults``."""
+    defaults = defaults or {}
 
-    def comparable(value: object) -> object:
+    def comparable(source: dict, key: str) -> object:
+        value = source.get(key, defaults.get(key))
         if isinstance(value, dict):
             return {k: v for k, v in value.items() if k != "cache_key"}
         return value
 
     keys = sorted(set(recipe) | set(shipped_recipe))
-    return [k for k in keys if comparable(recipe.get(k)) != comparable(shipped_recipe.get(k))]
+    return [k for k in keys if comparable(recipe, k) != comparable(shipped_recipe, k)]
 
 
 def verdict(name: str, digest: str, shipped: dict, host: dict) -> str:
