@@ -27,6 +27,15 @@ def test_a_sweep_counts_each_scale_on_the_same_squares() -> None:
     assert errors[-1] <= errors[0]
 
 
+def test_two_processes_sharing_the_tile_sets_count_the_same() -> None:
+    rec = TileRecognizer.load()
+    seeds = range(60001, 60003)
+    alone = sweep(rec, seeds, tests=2, progress=False)
+    shared = sweep(rec, seeds, tests=2, progress=False, workers=2)
+    assert alone[0] == shared[0] > 12
+    assert np.array_equal(alone[1], shared[1]) and np.array_equal(alone[2], shared[2])
+
+
 def test_bad_arguments_stop_with_a_one_line_error(tmp_path: Path, capsys) -> None:
     assert main(["--model", str(tmp_path / "none.onnx")]) == 2
     assert main(["--model", "models/tiles.onnx", "--sets", "0"]) == 2

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +37,13 @@ from vision.recognizer import COVERED, TileRecognizer
 from vision.synth import HELDOUT_FAMILIES
 from vision.tile_colour import colour_features
 from vision.training.evaluate import score
-from vision.training_data import ProgressBar, crop_labels, tile_set_frames, top_labels
+from vision.training_data import (
+    ProgressBar,
+    crop_labels,
+    default_workers,
+    tile_set_frames,
+    top_labels,
+)
 
 SCALES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.45, 0.6)
 WRONG_LIMIT = 0.001
@@ -56,53 +64,106 @@ def choose_scale(scales: tuple[float, ...], wrong: np.ndarray, squares: int) -> 
 
 
 def sweep(
-    rec: TileRecognizer, seeds: range, tests: int = 20, progress: bool = True
+    rec: TileRecognizer,
+    seeds: range,
+    tests: int = 20,
+    progress: bool = True,
+    workers: int = 1,
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """Visible squares, and per scale of :data:`SCALES` the squares "?" or wrong and
     those read wrongly, at four turns, over the tile sets ``seeds``, enrolled on
-    ``rec``'s enrolment base."""
+    ``rec``'s enrolment base.
+
+    ``workers`` processes share the tile sets (each is rendered and read alone, so the
+    counts are the same whatever their number). The sweep ends ``setupcam train``,
+    when the other network's core would otherwise wait for it.
+    """
     rec = rec.enrollment_base
-    layout = Layout.load()
-    errors, wrong = np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
-    squares = 0
+    squares, errors, wrong = 0, np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
     bar = ProgressBar("tuning sets", len(seeds)) if progress else None
-    for i, seed in enumerate(seeds):
-        frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
-        samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
-        y = np.concatenate([crop_labels(f, layout) for f, _ in frames.test])
-        top = np.concatenate([top_labels(f, layout) for f, _ in frames.test])
-        visible = y != COVERED
-        squares += int(visible.sum())
-        enrolled = build_enrollment(rec, samples, layout)
-        crops = np.concatenate([rec.crops(f.image, c, layout) for f, c in frames.test])
-        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-        # Read once, as the enrolled reading does: the scale only changes the heads.
-        logits, features = rec.enrollment_inputs(turned)
-        colours = colour_features(crops)
-        for j, scale in enumerate(SCALES):
-            probs = replace(enrolled, value_scale=scale).probabilities_all_turns(
-                logits, features, colours, 1.0
+    with ExitStack() as stack:
+        if workers > 1 and len(seeds) > 1 and rec.path is not None:
+            pool = stack.enter_context(
+                multiprocessing.get_context("spawn").Pool(
+                    min(workers, len(seeds)), initializer=_init_worker, initargs=(rec.path,)
+                )
             )
-            s = score("", probs[visible], y[visible], THRESHOLD, top[visible])
-            errors[j] += round(s.error * s.squares)
-            wrong[j] += round(s.confident_wrong * s.squares)
-        if bar:
-            bar.update(i + 1)
+            counts = pool.imap_unordered(_count_in_worker, ((seed, tests) for seed in seeds))
+        else:
+            layout = Layout.load()
+            counts = (count_tile_set(rec, seed, tests, layout) for seed in seeds)
+        for i, (visible, set_errors, set_wrong) in enumerate(counts):
+            squares, errors, wrong = squares + visible, errors + set_errors, wrong + set_wrong
+            if bar:
+                bar.update(i + 1)
     if bar:
         bar.close()
     return squares, errors, wrong
 
 
+def count_tile_set(
+    rec: TileRecognizer, seed: int, tests: int, layout: Layout
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """One tile set of :func:`sweep`: its visible squares, and per scale those "?" or
+    wrong and those read wrongly (``rec`` is the enrolment base)."""
+    frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
+    y = np.concatenate([crop_labels(f, layout) for f, _ in frames.test])
+    top = np.concatenate([top_labels(f, layout) for f, _ in frames.test])
+    visible = y != COVERED
+    enrolled = build_enrollment(rec, samples, layout)
+    crops = np.concatenate([rec.crops(f.image, c, layout) for f, c in frames.test])
+    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
+    # Read once, as the enrolled reading does: the scale only changes the heads.
+    logits, features = rec.enrollment_inputs(turned)
+    colours = colour_features(crops)
+    errors, wrong = np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
+    for j, scale in enumerate(SCALES):
+        probs = replace(enrolled, value_scale=scale).probabilities_all_turns(
+            logits, features, colours, 1.0
+        )
+        s = score("", probs[visible], y[visible], THRESHOLD, top[visible])
+        errors[j] = round(s.error * s.squares)
+        wrong[j] = round(s.confident_wrong * s.squares)
+    return int(visible.sum()), errors, wrong
+
+
+_WORKER: tuple[TileRecognizer, Layout] | None = None
+
+
+def _init_worker(model: Path) -> None:
+    """Sweep worker set-up: the enrolment base, read on one thread like the parent's."""
+    global _WORKER
+    import cv2
+
+    cv2.setNumThreads(1)
+    _WORKER = TileRecognizer.load(model, threads=1).enrollment_base, Layout.load()
+
+
+def _count_in_worker(job: tuple[int, int]) -> tuple[int, np.ndarray, np.ndarray]:
+    assert _WORKER is not None
+    rec, layout = _WORKER
+    seed, tests = job
+    return count_tile_set(rec, seed, tests, layout)
+
+
 def fit_value_scale(
-    model: Path, sets: int = 32, progress: bool = True, write: bool = True
+    model: Path,
+    sets: int = 32,
+    progress: bool = True,
+    write: bool = True,
+    workers: int | None = None,
 ) -> float:
     """Sweep :data:`SCALES` on ``sets`` tuning sets for ``model``'s enrolment base, print
-    the table, and (``write``) store the chosen scale in that network's ``.json``."""
+    the table, and (``write``) store the chosen scale in that network's ``.json``.
+    ``workers``: processes sharing the sets (default
+    :func:`vision.training_data.default_workers`)."""
     rec = TileRecognizer.load(model, threads=1).enrollment_base
     assert rec.path is not None
     meta_path = rec.path.with_suffix(".json")
     seeds = range(FIRST_TUNING_SEED, FIRST_TUNING_SEED + sets)
-    squares, errors, wrong = sweep(rec, seeds, progress=progress)
+    workers = default_workers() if workers is None else workers
+    squares, errors, wrong = sweep(rec, seeds, progress=progress, workers=workers)
     chosen = choose_scale(SCALES, wrong, squares)
     print(f"{squares} visible squares, tuning sets {seeds[0]}-{seeds[-1]}, four turns")
     print("| value scale | error | wrong |")
