@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import multiprocessing.pool
 import os
 import sys
 import time
@@ -150,7 +151,9 @@ class CropSet:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **{name: getattr(self, name) for name in self._fields()})
+        # Not compressed: the crops shrink by only a third, and compressing the
+        # training set took a core most of a minute while the other waited.
+        np.savez(tmp, **{name: getattr(self, name) for name in self._fields()})
         tmp.replace(path)
 
     @classmethod
@@ -256,15 +259,28 @@ def _render_in_worker(job: tuple[DataSpec, int]) -> CropSet:
     return render_table_crops(spec, index, _WORKER_LAYOUT)
 
 
-def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) -> CropSet:
+def render_pool(workers: int) -> multiprocessing.pool.Pool:
+    """``workers`` render processes, for :func:`generate` to share between crop sets
+    (each new pool pays its processes' start and their noise images again). Use it
+    as a context manager. Spawned, not forked: the parent may hold torch's or
+    OpenCV's threads."""
+    return multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+
+
+def generate(
+    spec: DataSpec,
+    progress: bool = True,
+    workers: int | None = None,
+    pool: multiprocessing.pool.Pool | None = None,
+) -> CropSet:
     """Render ``spec`` (no cache); ``progress`` prints a bar on stderr.
 
     ``workers`` processes render tables in parallel (default
-    :func:`default_workers`; 1 renders in this process). Every table has its own
-    rng, so the crops are the same, byte for byte, whatever the number of workers.
-    The workers are spawned (fresh interpreters, not forked), so a script that
-    renders with more than one must keep its top-level code under
-    ``if __name__ == "__main__":``.
+    :func:`default_workers`; 1 renders in this process), or those of ``pool``
+    (:func:`render_pool`). Every table has its own rng, so the crops are the same,
+    byte for byte, whatever the number of workers. The workers are spawned (fresh
+    interpreters, not forked), so a script that renders with more than one must keep
+    its top-level code under ``if __name__ == "__main__":``.
     """
     workers = default_workers() if workers is None else workers
     if workers < 1:
@@ -274,13 +290,11 @@ def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) 
     workers = min(workers, spec.tables)
     done: list[CropSet] = []
     with ExitStack() as stack:
-        if workers == 1:
+        if pool is None and workers > 1:
+            pool = stack.enter_context(render_pool(workers))
+        if pool is None:
             tables = (render_table_crops(spec, t, layout) for t in range(spec.tables))
         else:
-            # spawn, not fork: the parent may hold torch's or OpenCV's threads
-            pool = stack.enter_context(
-                multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
-            )
             jobs = ((spec, t) for t in range(spec.tables))
             tables = pool.imap(_render_in_worker, jobs)  # results in table order
         for table in tables:
@@ -290,18 +304,24 @@ def generate(spec: DataSpec, progress: bool = True, workers: int | None = None) 
     return CropSet.concat(done)
 
 
+def cache_path(spec: DataSpec, cache_dir: Path = CACHE_DIR) -> Path:
+    """Where :func:`load_or_generate` keeps ``spec``'s crops."""
+    return cache_dir / f"{spec.name}-{spec.key()}.npz"
+
+
 def load_or_generate(
     spec: DataSpec,
     cache_dir: Path = CACHE_DIR,
     progress: bool = True,
     workers: int | None = None,
+    pool: multiprocessing.pool.Pool | None = None,
 ) -> CropSet:
     """The crops of ``spec``, from ``cache_dir`` if rendered before (same recipe);
-    otherwise rendered by ``workers`` processes (see :func:`generate`)."""
-    path = cache_dir / f"{spec.name}-{spec.key()}.npz"
+    otherwise rendered by ``workers`` processes or ``pool``'s (see :func:`generate`)."""
+    path = cache_path(spec, cache_dir)
     if path.exists():
         return CropSet.load(path)
-    data = generate(spec, progress=progress, workers=workers)
+    data = generate(spec, progress=progress, workers=workers, pool=pool)
     data.save(path)
     return data
 

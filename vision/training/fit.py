@@ -34,6 +34,7 @@ import json
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -64,7 +65,16 @@ from vision.training.space_to_depth import (
     LEVELS_INPUT,
     first_layers_on_blocks,
 )
-from vision.training_data import CACHE_DIR, CropSet, DataSpec, ProgressBar, load_or_generate
+from vision.training_data import (
+    CACHE_DIR,
+    CropSet,
+    DataSpec,
+    ProgressBar,
+    cache_path,
+    default_workers,
+    load_or_generate,
+    render_pool,
+)
 
 
 @dataclass(frozen=True)
@@ -334,11 +344,18 @@ def render_data(
     cfg: TrainConfig, cache_dir: Path = CACHE_DIR, progress: bool = True, workers: int | None = None
 ) -> dict[str, CropSet]:
     """The recipe's crop sets by name, rendered once and cached (both networks train
-    on the same crops)."""
-    return {
-        spec.name: load_or_generate(spec, cache_dir, progress=progress, workers=workers)
-        for spec in (cfg.train, cfg.val, cfg.test, cfg.heldout)
-    }
+    on the same crops). The sets not cached yet share one pool of render processes."""
+    specs = (cfg.train, cfg.val, cfg.test, cfg.heldout)
+    workers = default_workers() if workers is None else workers
+    missing = [spec for spec in specs if not cache_path(spec, cache_dir).exists()]
+    with ExitStack() as stack:
+        pool = stack.enter_context(render_pool(workers)) if workers > 1 and missing else None
+        return {
+            spec.name: load_or_generate(
+                spec, cache_dir, progress=progress, workers=workers, pool=pool
+            )
+            for spec in specs
+        }
 
 
 def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str, CropSet]) -> dict:
