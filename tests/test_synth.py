@@ -239,3 +239,22 @@ def test_cli_unknown_style_is_a_one_line_error(tmp_path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
     assert "classic" in err and "rococo" in err
+
+
+@pytest.mark.parametrize("corner", [(40, 50), (700, 640), (1380, 1390)])
+def test_a_shadow_darkens_only_its_window_as_the_whole_table_would(corner) -> None:
+    from vision.synth.table_art import _soft_shadow
+
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 256, (1400, 1400, 3), dtype=np.uint8)
+    points = (np.array(corner) + rng.uniform(-60, 60, (5, 2))) * 16
+    points = points.astype(np.int32)
+    # The shadow as drawn before it was windowed: mask, blur and darken the whole table.
+    mask = np.zeros(table.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [points + np.array((3, 4), np.int32) * 16], 255, cv2.LINE_AA, 4)
+    mask = cv2.GaussianBlur(mask, (0, 0), 4)
+    expected = (table * (1 - 0.45 * mask[..., None].astype(np.float32) / 255)).astype(np.uint8)
+    shadowed = table.copy()
+    _soft_shadow(shadowed, points, (3, 4), 4)
+    assert np.array_equal(shadowed, expected)
+    assert (shadowed != table).any()
