@@ -31,9 +31,11 @@ import multiprocessing.pool
 import os
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -246,11 +248,7 @@ _WORKER_LAYOUT: Layout | None = None
 
 
 def _init_worker() -> None:
-    """Render worker set-up: one OpenCV thread (the processes share the cores)."""
     global _WORKER_LAYOUT
-    import cv2
-
-    cv2.setNumThreads(1)
     _WORKER_LAYOUT = Layout.load()
 
 
@@ -259,12 +257,28 @@ def _render_in_worker(job: tuple[DataSpec, int]) -> CropSet:
     return render_table_crops(spec, index, _WORKER_LAYOUT)
 
 
+def worker_pool(
+    workers: int, initializer: Callable[..., None], *args: Any
+) -> multiprocessing.pool.Pool:
+    """``workers`` processes that each run ``initializer(*args)`` first, with one
+    OpenCV thread (the processes share the cores). Use it as a context manager.
+    Spawned, not forked: the parent may hold torch's or OpenCV's threads."""
+    return multiprocessing.get_context("spawn").Pool(
+        workers, initializer=_start_worker, initargs=(initializer, *args)
+    )
+
+
+def _start_worker(initializer: Callable[..., None], *args: Any) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+    initializer(*args)
+
+
 def render_pool(workers: int) -> multiprocessing.pool.Pool:
     """``workers`` render processes, for :func:`generate` to share between crop sets
-    (each new pool pays its processes' start and their noise images again). Use it
-    as a context manager. Spawned, not forked: the parent may hold torch's or
-    OpenCV's threads."""
-    return multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+    (each new pool pays its processes' start and their noise images again)."""
+    return worker_pool(workers, _init_worker)
 
 
 def generate(

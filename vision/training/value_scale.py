@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import sys
+from collections.abc import Iterable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -43,6 +43,7 @@ from vision.training_data import (
     default_workers,
     tile_set_frames,
     top_labels,
+    worker_pool,
 )
 
 SCALES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.45, 0.6)
@@ -81,12 +82,11 @@ def sweep(
     rec = rec.enrollment_base
     squares, errors, wrong = 0, np.zeros(len(SCALES), int), np.zeros(len(SCALES), int)
     bar = ProgressBar("tuning sets", len(seeds)) if progress else None
+    counts: Iterable[tuple[int, np.ndarray, np.ndarray]]
     with ExitStack() as stack:
         if workers > 1 and len(seeds) > 1 and rec.path is not None:
             pool = stack.enter_context(
-                multiprocessing.get_context("spawn").Pool(
-                    min(workers, len(seeds)), initializer=_init_worker, initargs=(rec.path,)
-                )
+                worker_pool(min(workers, len(seeds)), _init_worker, rec.path)
             )
             counts = pool.imap_unordered(_count_in_worker, ((seed, tests) for seed in seeds))
         else:
@@ -134,9 +134,6 @@ _WORKER: tuple[TileRecognizer, Layout] | None = None
 def _init_worker(model: Path) -> None:
     """Sweep worker set-up: the enrolment base, read on one thread like the parent's."""
     global _WORKER
-    import cv2
-
-    cv2.setNumThreads(1)
     _WORKER = TileRecognizer.load(model, threads=1).enrollment_base, Layout.load()
 
 
