@@ -455,7 +455,7 @@ def test_an_enrolment_names_the_network_not_the_file_it_is_stored_in(
 
 
 def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_base(
-    recognizer: TileRecognizer,
+    tmp_path: Path, recognizer: TileRecognizer
 ) -> None:
     """Two networks ship: the reader for the art it was trained on, and the base whose
     features enrolment learns a new set from (models/README.md, "Session 17")."""
@@ -512,16 +512,26 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     other = dataclasses.replace(enrollment, reader_digest="0123456789abcdef")
     with pytest.raises(ValueError, match=r"another model \(reader 0123"):
         recognizer.with_enrollment(other)
-    # Enrolments made before both networks ran their first layers on 2x2 blocks
-    # (session 22) name the networks' old digests: the same networks, so they read.
+    # A network rewritten to compute the same outputs otherwise (session 22's 2x2
+    # blocks) lists the digests it had before in its .json's ``same_network_as``, so
+    # enrolments made before the rewrite, which name those, still read.
+    for name in ("tiles", "enrollment-base"):
+        source = recognizer.path.with_name(f"{name}.onnx")
+        meta = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
+        meta["same_network_as"] = [f"{name} before the rewrite"]
+        (tmp_path / f"{name}.onnx").write_bytes(source.read_bytes())
+        (tmp_path / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
+    rewritten = TileRecognizer.load(tmp_path / "tiles.onnx")
     before = dataclasses.replace(
         enrollment,
-        model_digest=base.info.same_network_as[0],
-        reader_digest=recognizer.info.same_network_as[0],
+        model_digest="enrollment-base before the rewrite",
+        reader_digest="tiles before the rewrite",
     )
     np.testing.assert_array_equal(
-        recognizer.with_enrollment(before).probabilities(crops), enrolled.probabilities(crops)
+        rewritten.with_enrollment(before).probabilities(crops), enrolled.probabilities(crops)
     )
+    with pytest.raises(ValueError, match="another model"):
+        recognizer.with_enrollment(before)
 
 
 def test_a_reader_whose_enrolment_base_is_missing_reads_but_cannot_enrol(
