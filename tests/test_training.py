@@ -215,25 +215,127 @@ def test_first_layers_on_blocks_compute_the_same_network_to_the_last_bit(tmp_pat
     assert main([str(tmp_path / "missing.onnx")]) == 2
 
 
+def _augmented(form: str, x, seed: int = 0, colour: str = "swap"):  # type: ignore[no-untyped-def]
+    """``x`` (uint8 crops) augmented by the float form or from the 8-bit levels."""
+    import torch
+
+    from vision.training.augment import NoiseBank, augment, augment_levels
+
+    gen = torch.Generator().manual_seed(seed)
+    if form == "float":
+        return augment(x.float(), gen, colour=colour)  # type: ignore[arg-type]
+    bank = NoiseBank(64, x.shape[1], gen)
+    return augment_levels(x, gen, bank, colour=colour)  # type: ignore[arg-type]
+
+
 def test_colour_augment_greys_or_swaps_a_tenth_of_the_crops() -> None:
     import pytest
     import torch
 
     from vision.training.augment import augment
 
-    red = torch.zeros(400, 24, 24, 3)
-    red[..., 2] = 200.0  # BGR: pure red tiles
-    for colour in ("grey", "swap"):
-        out = augment(red, torch.Generator().manual_seed(0), colour=colour)
-        means = out.mean(dim=(1, 2))  # N x 3
-        grey = (means.max(1).values - means.min(1).values) < 12
-        not_red = means[:, 2] < means[:, :2].max(1).values
-        if colour == "grey":
-            assert 20 <= int(grey.sum()) <= 70 and not (not_red & ~grey).any()
-        else:
-            assert not grey.any() and 20 <= int(not_red.sum()) <= 70
+    red = torch.zeros(400, 24, 24, 3, dtype=torch.uint8)
+    red[..., 2] = 200  # BGR: pure red tiles
+    for form in ("float", "levels"):
+        for colour in ("grey", "swap"):
+            out = _augmented(form, red, colour=colour)
+            means = out.mean(dim=(1, 2))  # N x 3
+            grey = (means.max(1).values - means.min(1).values) < 12
+            not_red = means[:, 2] < means[:, :2].max(1).values
+            if colour == "grey":
+                assert 20 <= int(grey.sum()) <= 70 and not (not_red & ~grey).any()
+            else:
+                assert not grey.any() and 20 <= int(not_red.sum()) <= 70
     with pytest.raises(ValueError, match="colour must be"):
-        augment(red, torch.Generator().manual_seed(0), colour="sepia")  # type: ignore[arg-type]
+        augment(red.float(), torch.Generator().manual_seed(0), colour="sepia")  # type: ignore[arg-type]
+
+
+def test_augmenting_from_the_levels_changes_light_turn_and_noise_as_the_float_form_does() -> None:
+    import torch
+
+    # Crops with a bright corner mark: where it ends up shows the turn, and the
+    # spread of brightness and contrast shows the light.
+    x = torch.full((2000, 32, 32, 3), 100, dtype=torch.uint8)
+    x[:, 2:10, 2:10] = 220
+    stats = {}
+    for form in ("float", "levels"):
+        out = _augmented(form, x, seed=1)
+        assert out.shape == x.shape and out.dtype == torch.float32
+        assert float(out.min()) >= 0 and float(out.max()) <= 255
+        corners = torch.stack(
+            [
+                out[:, :12, :12].mean((1, 2, 3)),
+                out[:, :12, -12:].mean((1, 2, 3)),
+                out[:, -12:, -12:].mean((1, 2, 3)),
+                out[:, -12:, :12].mean((1, 2, 3)),
+            ],
+            1,
+        )
+        turns = torch.bincount(corners.argmax(1), minlength=4) / len(x)
+        background = out[:, 14:30, 14:30].mean((1, 2, 3))
+        contrast = corners.max(1).values - background
+        # Sensor noise: the spread left in a flat patch after its mean.
+        flat = out[:, 16:28, 16:28]
+        noise = (flat - flat.mean((1, 2), keepdim=True)).std((1, 2, 3))
+        stats[form] = (turns, background, contrast, noise)
+    (t0, b0, c0, n0), (t1, b1, c1, n1) = stats["float"], stats["levels"]
+    assert torch.all((t1 - 0.25).abs() < 0.04) and torch.all((t0 - 0.25).abs() < 0.04)
+    for a, b in ((b0, b1), (c0, c1), (n0, n1)):
+        # The same ranges: the same mean and spread over the crops, within sampling.
+        assert abs(float(a.mean() - b.mean())) < 0.05 * float(a.mean())
+        assert abs(float(a.std() - b.std())) < 0.1 * float(a.std())
+
+
+def test_the_levels_form_turns_a_crop_exactly_as_the_float_forms_resample() -> None:
+    import cv2
+    import torch
+
+    from vision.training.augment import _turn, turn_warps
+
+    x = np.random.default_rng(0).integers(0, 256, (16, 84, 84, 3)).astype(np.float32)
+    for out_px in (84, 64):
+        # The same generator state: the same turns drawn by both forms.
+        resampled = _turn(
+            torch.from_numpy(x).permute(0, 3, 1, 2), torch.Generator().manual_seed(5), 1.0, out_px
+        )
+        warps = turn_warps(16, 84, out_px, torch.Generator().manual_seed(5))
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        warped = [
+            cv2.warpAffine(
+                crop, warp, (out_px, out_px), flags=flags, borderMode=cv2.BORDER_REPLICATE
+            )
+            for crop, warp in zip(x, warps, strict=True)
+        ]
+        np.testing.assert_allclose(
+            np.stack(warped), resampled.permute(0, 2, 3, 1).numpy(), atol=0.02
+        )
+
+
+def test_the_full_resolution_layer_trains_without_batch_norm_and_exports_the_same_graph(
+    tmp_path: Path, capsys
+) -> None:
+    import onnx
+
+    from setupcam.cli import main
+    from vision.recognizer import MODELS_DIR
+
+    out = tmp_path / "fast"
+    argv = ["train", "--quick", "--quiet", "--recipe", "fast", "--network", "reader"]
+    assert main([*argv, "--out", str(out), "--cache", str(tmp_path / "cache")]) == 0
+    meta = json.loads((out / "tiles.json").read_text(encoding="utf-8"))
+    assert "full-resolution layer 16 (no batch norm)" in meta["architecture"]
+    assert meta["recipe"]["full_res_batch_norm"] is False and meta["recipe"]["augment_levels"]
+    verdict = capsys.readouterr().out.splitlines()[-1]
+    assert "full_res_batch_norm" in verdict and "augment_levels" in verdict
+
+    def ops(path: Path) -> list[str]:
+        return [node.op_type for node in onnx.load(str(path)).graph.node]
+
+    # The batch norm the shipped network trained with folds into its conv at export,
+    # so both come out as the same graph and the runtime reads either.
+    assert ops(out / "tiles.onnx") == ops(MODELS_DIR / "tiles.onnx")
+    reader = TileRecognizer.load(out / "tiles.onnx")
+    assert len(reader.read_crops(np.zeros((12, 84, 84, 3), np.uint8))) == 12
 
 
 def test_setupcam_train_trains_the_reader_and_its_enrolment_base_side_by_side(

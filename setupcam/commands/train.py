@@ -1,7 +1,7 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--network reader|enrollment-base|both] [--quick] [--out DIR]
-[--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
+``setupcam train [--network reader|enrollment-base|both] [--recipe shipped|fast]
+[--quick] [--out DIR] [--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
 processes, default 2; cached under ``runs/data/``), trains, calibrates, exports and
 prints the final evaluation table of each network. Two networks ship: the *reader*
 (``OUT/tiles.onnx``) and the *enrolment base* (``OUT/enrollment-base.onnx``, its
@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 NETWORK_CHOICES = ("both", "reader", "enrollment-base")
+RECIPE_CHOICES = ("shipped", "fast")  # vision.training.fit.RECIPES, without importing torch
 PREVIOUS = "previous"
 """Where, under ``--out``, the networks a run writes over are kept."""
 
@@ -61,6 +62,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--quick", action="store_true", help="tiny smoke run (a minute): checks the pipeline"
+    )
+    parser.add_argument(
+        "--recipe",
+        choices=RECIPE_CHOICES,
+        default="shipped",
+        help="shipped: the recipe of the shipped networks (about an hour); fast: 30 epochs, "
+        "no batch norm in the full-resolution layer, augmented from the 8-bit crops (about "
+        "55 min; models/README.md, Session 27)",
     )
     parser.add_argument("--epochs", type=int, help="override the recipe's number of epochs")
     parser.add_argument(
@@ -110,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         args.out = REPO / "runs" / "quick" if args.quick else MODELS_DIR
 
     def recipe(network: str):
-        cfg = quick_config(network) if args.quick else full_config(network)
+        maker = quick_config if args.quick else full_config
+        cfg = maker(network, args.recipe)
         if args.epochs is not None:
             cfg = with_epochs(cfg, args.epochs)
         return replace(cfg, threads=args.threads)
@@ -226,6 +236,7 @@ def _start_side_training(
 ) -> tuple[subprocess.Popen, Path]:
     command = [sys.executable, "-m", "setupcam", "train", "--network", network, "--quiet"]
     command += ["--out", str(args.out), "--threads", str(args.threads)]
+    command += ["--recipe", args.recipe]
     if args.quick:
         command.append("--quick")
     if args.epochs is not None:

@@ -46,7 +46,7 @@ from vision.board_view import CROP_SPAN
 from vision.network_input import network_feed
 from vision.recognizer import LABELS, TileRecognizer, open_session, softmax
 from vision.synth import HELDOUT_FAMILIES
-from vision.training.augment import ColourAugment, augment
+from vision.training.augment import ColourAugment, NoiseBank, augment, augment_levels
 from vision.training.digest import network_digest
 from vision.training.evaluate import (
     choose_threshold,
@@ -100,20 +100,38 @@ class TrainConfig:
     # fit the time budget but read clearly worse (models/README.md, "Session 25").
     small_crop_px: int = 64
     small_crop_epochs: int = 0
+    # The two changes of the recipe that trains within the hour (RECIPES["fast"]): no
+    # batch norm in the full-resolution layer (vision.training.model), and the light
+    # and sensor noise computed from the 8-bit crops (vision.training.augment).
+    full_res_batch_norm: bool = True
+    augment_levels: bool = False
 
 
+NOISE_BANK_CROPS = 2048
+"""Noise crops drawn once per run by ``augment_levels`` (about 170 MB at 84 px)."""
+RECIPES = ("shipped", "fast")
+"""``full_config``'s recipes: the one that trained the shipped networks, and one that
+trains both within the hour on two cores (models/README.md, "Session 27")."""
 NETWORKS = ("reader", "enrollment-base")
 """The shipped networks, by what they do."""
 MODEL_FILES = {"reader": "tiles.onnx", "enrollment-base": "enrollment-base.onnx"}
 """Each network's ONNX file name in the output directory (its ``.json`` beside it)."""
 
 
-def full_config(network: str = "reader") -> TrainConfig:
+def full_config(network: str = "reader", recipe_name: str = "shipped") -> TrainConfig:
     """A shipped network's recipe: the reader's crops turn grey where the enrolment
     base's swap colour channels, and each keeps the seed that trained it best (models/
-    README.md, "Session 17")."""
+    README.md, "Session 17"). ``recipe_name="fast"``: the same, 30 epochs, without
+    batch norm in the full-resolution layer and augmented from the 8-bit crops::
+
+    >>> fast = full_config("reader", "fast")
+    >>> fast.epochs, fast.full_res_batch_norm, fast.augment_levels
+    (30, False, True)
+    """
     if network not in NETWORKS:
         raise ValueError(f"network must be one of {NETWORKS}, not {network!r}")
+    if recipe_name not in RECIPES:
+        raise ValueError(f"recipe must be one of {RECIPES}, not {recipe_name!r}")
     recipe = TrainConfig(
         train=DataSpec(name="train", seed=1000, tables=700, views=6),
         # The "?" threshold allows 1 confident error in 2,000 validation squares, so it
@@ -125,14 +143,16 @@ def full_config(network: str = "reader") -> TrainConfig:
         heldout=DataSpec(name="heldout", seed=4000, tables=30, views=4, families=HELDOUT_FAMILIES),
         epochs=32,
     )
+    if recipe_name == "fast":
+        recipe = replace(recipe, epochs=30, full_res_batch_norm=False, augment_levels=True)
     if network == "reader":
         return replace(recipe, seed=2, colour_augment="grey")
     return recipe
 
 
-def quick_config(network: str = "reader") -> TrainConfig:
+def quick_config(network: str = "reader", recipe_name: str = "shipped") -> TrainConfig:
     """A smoke run (CI): a few hundred crops, one epoch, with ``network``'s colour
-    augmentation."""
+    augmentation and the network and augmentation of ``recipe_name``."""
     small = ((640, 360),)
     recipe = TrainConfig(
         train=DataSpec(name="q-train", seed=1000, tables=6, views=4, resolutions=small),
@@ -149,7 +169,13 @@ def quick_config(network: str = "reader") -> TrainConfig:
         epochs=1,
         batch=64,
     )
-    return replace(recipe, colour_augment=full_config(network).colour_augment)
+    full = full_config(network, recipe_name)
+    return replace(
+        recipe,
+        colour_augment=full.colour_augment,
+        full_res_batch_norm=full.full_res_batch_norm,
+        augment_levels=full.augment_levels,
+    )
 
 
 def _log(message: str, quiet: bool) -> None:
@@ -192,6 +218,7 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=cfg.lr, total_steps=total, pct_start=0.15
     )
+    bank = NoiseBank(NOISE_BANK_CROPS, x.shape[1], gen) if cfg.augment_levels else None
     bar = ProgressBar("train", total, enabled=progress)
     losses, step = [], 0
     # channels-last: torch's CPU convolutions train ~1.2-1.4x faster than on NCHW
@@ -203,7 +230,10 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
         running, correct, seen = 0.0, 0, 0
         for b in range(steps_per_epoch):
             idx = order[b * cfg.batch : (b + 1) * cfg.batch]
-            xb = augment(x[idx].float(), gen, colour=cfg.colour_augment, out_px=out_px)
+            if bank is None:
+                xb = augment(x[idx].float(), gen, colour=cfg.colour_augment, out_px=out_px)
+            else:
+                xb = augment_levels(x[idx], gen, bank, colour=cfg.colour_augment, out_px=out_px)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
                 logits, _ = net(xb)
             logits = logits.float()
@@ -298,7 +328,7 @@ def train(
     _log(f"data: {len(train_data)} training crops ({t_data:.0f} s)", quiet)
 
     crop_px = cfg.train.crop_px
-    net = TileNet()
+    net = TileNet(full_res_batch_norm=cfg.full_res_batch_norm)
     losses = fit_model(net, train_data, cfg, progress=progress)
     t_train = time.perf_counter() - t_start - t_data
 
@@ -395,7 +425,8 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
         "threshold": round(threshold, 6),
         "embedding_dim": WIDTHS[-1],
         "embedding": "the pooled features under the embedding layer (vision.training.outputs)",
-        "architecture": describe() + (BLOCKS_NOTE if cfg.int8 else ""),
+        "architecture": describe(full_res_batch_norm=cfg.full_res_batch_norm)
+        + (BLOCKS_NOTE if cfg.int8 else ""),
         "network_digest": network_digest(onnx_path),
         "recipe": _recipe(cfg),
     }

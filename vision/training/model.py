@@ -37,7 +37,12 @@ STD = 64.0
 level (:mod:`vision.network_input`)."""
 
 
-def _block(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
+def _block(c_in: int, c_out: int, stride: int = 1, batch_norm: bool = True) -> nn.Sequential:
+    if not batch_norm:
+        # Exported, a conv with a bias is the same graph as conv + batch norm (which
+        # folds into the conv in eval mode), so quantisation and the 2x2-block rewrite
+        # take it unchanged.
+        return nn.Sequential(nn.Conv2d(c_in, c_out, 3, stride, 1), nn.ReLU(inplace=True))
     return nn.Sequential(
         nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False),
         nn.BatchNorm2d(c_out),
@@ -55,12 +60,16 @@ class TileNet(nn.Module):
         n_classes: int = N_CLASSES,
         dropout: float = 0.1,
         full_res_channels: int = FULL_RES_CHANNELS,
+        full_res_batch_norm: bool = True,
     ) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         stem_in = 3
         if full_res_channels:
-            layers.append(_block(3, full_res_channels, 1))
+            # Batch norm over the full-resolution activations is the costliest pass of
+            # a training step; without it a step takes about a sixth less
+            # (models/README.md, "Session 27").
+            layers.append(_block(3, full_res_channels, 1, batch_norm=full_res_batch_norm))
             stem_in = full_res_channels
         layers.append(_block(stem_in, widths[0], 2))
         for c_in, c_out in itertools.pairwise(widths):
@@ -81,9 +90,18 @@ class TileNet(nn.Module):
         return self.head(self.dropout(embedding)), embedding
 
 
-def describe(widths: tuple[int, ...] = WIDTHS, full_res_channels: int = FULL_RES_CHANNELS) -> str:
-    """One line naming the architecture (written to ``tiles.json``)."""
+def describe(
+    widths: tuple[int, ...] = WIDTHS,
+    full_res_channels: int = FULL_RES_CHANNELS,
+    full_res_batch_norm: bool = True,
+) -> str:
+    """One line naming the architecture (written to ``tiles.json``).
+
+    >>> describe(full_res_batch_norm=False)
+    'TileNet full-resolution layer 16 (no batch norm), widths [24, 32, 64, 128], embedding 96'
+    """
+    norm = "" if full_res_batch_norm else " (no batch norm)"
     return (
-        f"TileNet full-resolution layer {full_res_channels}, widths {list(widths)}, "
+        f"TileNet full-resolution layer {full_res_channels}{norm}, widths {list(widths)}, "
         f"embedding {EMBEDDING_DIM}"
     )
