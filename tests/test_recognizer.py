@@ -358,6 +358,38 @@ def test_four_turns_have_their_own_temperature(recognizer: TileRecognizer, tmp_p
     assert ModelInfo.load(tmp_path / "old.json").temperature_all_turns == info.temperature
 
 
+def test_a_reading_at_four_turns_is_held_to_its_own_threshold(
+    recognizer: TileRecognizer, tmp_path: Path
+) -> None:
+    """A photo's reading and a frame's second look are at four turns: their "?" comes
+    from ``threshold_all_turns``; the frame's other squares keep the one-pass
+    threshold. A tiles.json without one uses the one-pass threshold for both."""
+    from dataclasses import replace
+
+    from vision.recognizer import ModelInfo
+
+    info = replace(recognizer.info, threshold=0.999, threshold_all_turns=0.6)
+    rec = TileRecognizer(recognizer.session, info, path=recognizer.path)
+    assert rec.threshold_all_turns == 0.6
+    checked = looked_answered = 0
+    for frame in _frames(12, hands=True, seed=TEST_SEED + 700):
+        crops = rec.crops(frame.image, frame.truth.board_corners_distorted, LAYOUT)
+        for r in rec.read_crops(crops, all_turns=True):
+            assert (r.label == "?") == (r.confidence < 0.6)
+        single = rec.probabilities(crops)
+        readings = rec.read_crops(crops, second_look=2)
+        looked = ~np.all(np.isclose([r.probabilities for r in readings], single, atol=1e-6), axis=1)
+        for r, again in zip(readings, looked, strict=True):
+            assert (r.label == "?") == (r.confidence < (0.6 if again else 0.999))
+            looked_answered += bool(again and r.label != "?")
+            checked += 1
+    assert looked_answered >= 3 and checked == 144  # second looks answered below 0.999
+    older = json.loads(Path(recognizer.path).with_suffix(".json").read_text(encoding="utf-8"))
+    older.pop("threshold_all_turns", None)
+    (tmp_path / "old.json").write_text(json.dumps(older), encoding="utf-8")
+    assert ModelInfo.load(tmp_path / "old.json").threshold_all_turns == older["threshold"]
+
+
 def test_an_enrolment_made_with_another_model_asks_to_enrol_again(
     tmp_path: Path, recognizer: TileRecognizer
 ) -> None:

@@ -72,6 +72,7 @@ def test_quick_training_run_exports_a_working_model(tmp_path: Path) -> None:
     saved = json.loads(onnx_path.with_suffix(".json").read_text(encoding="utf-8"))
     assert saved["labels"] == list(LABELS) and saved["temperature"] > 0
     assert saved["temperature_all_turns"] > 0
+    assert 0.5 <= saved["threshold_all_turns"] < 1
     assert 0.5 <= saved["threshold"] < 1 and meta["metrics"]["rows"]
     rec = TileRecognizer.load(onnx_path)
     crops = np.zeros((12, rec.crop_px, rec.crop_px, 3), np.uint8)

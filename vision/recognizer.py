@@ -196,6 +196,12 @@ class ModelInfo:
     temperature_all_turns: float
     """The softmax temperature of the four turns' mean logits (``temperature`` for a
     model shipped without one)."""
+    threshold_all_turns: float = -1.0
+    """The "?" threshold of a reading at all four turns, calibrated on such readings as
+    ``threshold`` is on one pass, to the same rate of confident errors: the four turns
+    agree on far fewer wrong answers, so the same rate allows a lower threshold
+    (models/README.md, "Session 28"). ``threshold`` for a model shipped without one
+    (and when left at -1)."""
     enrollment_value_scale: float | None = None
     """The scale of enrolment's value head for this model's embedding (None: the
     default :data:`vision.enrollment.VALUE_SCALE`). Models differ in how far apart their
@@ -226,6 +232,7 @@ class ModelInfo:
             threshold=float(data["threshold"]),
             embedding_dim=int(data["embedding_dim"]),
             temperature_all_turns=float(data.get("temperature_all_turns", data["temperature"])),
+            threshold_all_turns=float(data.get("threshold_all_turns", data["threshold"])),
             enrollment_value_scale=(
                 float(data["enrollment_value_scale"]) if "enrollment_value_scale" in data else None
             ),
@@ -288,6 +295,12 @@ class TileRecognizer:
             _check_made_with(enrollment, self, self._enrolled_from)
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
+        """Below this a one-pass reading is "?"; may be set per instance."""
+        self.threshold_all_turns = self.threshold
+        """Below this a reading at all four turns is "?" (an enrolled set has one
+        threshold for both)."""
+        if enrollment is None and info.threshold_all_turns >= 0:
+            self.threshold_all_turns = info.threshold_all_turns
         self._input = session.get_inputs()[0].name
         self._takes_levels = takes_levels(session)
         self._enrollment_base: TileRecognizer | None = None
@@ -437,20 +450,26 @@ class TileRecognizer:
         self, crops: np.ndarray, *, all_turns: bool = False, second_look: int = 0
     ) -> list[Reading]:
         """One :class:`Reading` per crop, from a single model call (at all four quarter
-        turns with ``all_turns``: slower, better; for a photo or a steady view).
+        turns with ``all_turns``: slower, better; for a photo or a steady view; read
+        against :attr:`threshold_all_turns`).
 
         With ``second_look`` (and not ``all_turns``), up to that many crops left "?"
         and not taken for a hand are read again at all four turns, the surest first
         (they are the likeliest to be settled): a frame's few doubtful squares get
-        the better reading for a fraction of its cost."""
-        probs = self.probabilities_all_turns(crops) if all_turns else self.probabilities(crops)
-        if second_look and not all_turns:
+        the better reading for a fraction of its cost (and its threshold)."""
+        if all_turns:
+            probs = self.probabilities_all_turns(crops)
+            return [Reading.of(row, self.threshold_all_turns) for row in probs]
+        probs = self.probabilities(crops)
+        thresholds = np.full(len(probs), self.threshold)
+        if second_look:
             confidence, best = probs.max(axis=1), probs.argmax(axis=1)
             unsure = np.flatnonzero((confidence < self.threshold) & (best != COVERED))
             unsure = unsure[np.argsort(-confidence[unsure], kind="stable")][:second_look]
             if len(unsure):
                 probs[unsure] = self.probabilities_all_turns(crops[unsure])
-        return [Reading.of(row, self.threshold) for row in probs]
+                thresholds[unsure] = self.threshold_all_turns
+        return [Reading.of(row, t) for row, t in zip(probs, thresholds, strict=True)]
 
     def crops(self, image: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:
         """The classifier's input crops of every square (layout order)."""
