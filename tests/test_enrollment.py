@@ -173,8 +173,10 @@ def test_six_or_nine_is_settled_by_the_sets_own_templates(recognizer, split_set)
     assert pair.sum() >= 15
     odds, _ = check.evidence(crops[pair])
     assert ((odds > 0) == (want[pair] % 10 == SIX)).all()
-    # Settled: more 6s and 9s sure enough to show, none wrong (the value check,
-    # which comes after, left out).
+    # Settled: every 6 and 9 at least as sure of its own value, some surer, and none
+    # shown wrong (the value check, which comes after, left out). Since session 28's
+    # networks the plain reading already gets these right, so what is asserted is the
+    # direction, not more squares shown.
     only = dataclasses.replace(enrollment, value_check=None)
     enrolled = recognizer.with_enrollment(only)
     before = dataclasses.replace(only, six_nine=None)
@@ -182,7 +184,10 @@ def test_six_or_nine_is_settled_by_the_sets_own_templates(recognizer, split_set)
     settled = enrolled.probabilities(crops[pair])
     sure = settled.max(axis=1) >= enrolled.threshold
     assert (settled.argmax(axis=1)[sure] == want[pair][sure]).all()
-    assert sure.sum() > (plain.max(axis=1) >= enrolled.threshold).sum()
+    rows = np.arange(len(settled))
+    truth_before, truth_after = plain[rows, want[pair]], settled[rows, want[pair]]
+    assert (truth_after >= truth_before - 1e-9).all() and (truth_after > truth_before + 1e-4).any()
+    assert sure.sum() >= (plain.max(axis=1) >= enrolled.threshold).sum()
     # The classic art's 6 and 9 differ only in their small corner indices, and its
     # photos show the centre of a 6 and of a turned 9 alike: the check trusts it less.
     classic = tile_set_frames(SEED, "classic", photos=5, tests=0).enrol
@@ -523,18 +528,20 @@ def test_enrolled_reading_at_four_turns_and_with_the_readers_features_answers_mo
                 sure = probs.max(axis=1) >= enrolled.threshold
                 assert not (sure & (probs.argmax(axis=1) != want)).any(), (network, name)
                 answered[network + check, name] = int(sure.sum())
-    # Measured without the templates: base 59 and 69, paired 69 and 70 (of 72).
+    # Measured without the templates, one pass and four turns (of 72): session 28's
+    # networks base 68 and 72, paired 70 and 72 (session 17's: base 59 and 69, paired
+    # 69 and 70, so the margins were wider then).
     alone, paired = "base alone", "paired alone"
-    assert answered[alone, "four turns"] >= answered[alone, "one pass"] + 6, answered
-    assert answered[paired, "one pass"] >= answered[alone, "one pass"] + 6, answered
+    assert answered[alone, "four turns"] > answered[alone, "one pass"], answered
+    assert answered[paired, "one pass"] > answered[alone, "one pass"], answered
     assert answered[paired, "four turns"] >= answered[paired, "one pass"], answered
-    # The 6-or-9 check (session 19) answers more, and never fewer: measured base 67
-    # and 72, paired 71 and 72; the value check (session 20) after it, never fewer.
+    # The 6-or-9 check (session 19) answers more, and never fewer: measured base 69
+    # and 72, paired 70 and 72; the value check (session 20) after it, never fewer.
     for network in ("base", "paired"):
         for name in ("one pass", "four turns"):
             assert answered[network + " 6/9 only", name] >= answered[network + " alone", name]
             assert answered[network, name] >= answered[network + " 6/9 only", name]
-    assert answered["base 6/9 only", "one pass"] >= answered[alone, "one pass"] + 5, answered
+    assert answered["base 6/9 only", "one pass"] > answered[alone, "one pass"], answered
 
 
 def test_a_model_may_ship_its_own_value_scale(recognizer, split_set, tmp_path: Path) -> None:

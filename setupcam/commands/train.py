@@ -1,6 +1,6 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--network reader|enrollment-base|both] [--recipe shipped|fast]
+``setupcam train [--network reader|enrollment-base|both] [--recipe shipped|session-17]
 [--quick] [--out DIR] [--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
 processes, default 2; cached under ``runs/data/``), trains, calibrates, exports and
 prints the final evaluation table of each network. Two networks ship: the *reader*
@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 NETWORK_CHOICES = ("both", "reader", "enrollment-base")
-RECIPE_CHOICES = ("shipped", "fast")  # vision.training.fit.RECIPES, without importing torch
+RECIPE_CHOICES = ("shipped", "session-17")  # vision.training.fit.RECIPES, without importing torch
 PREVIOUS = "previous"
 """Where, under ``--out``, the networks a run writes over are kept."""
 
@@ -67,9 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--recipe",
         choices=RECIPE_CHOICES,
         default="shipped",
-        help="shipped: the recipe of the shipped networks (about an hour); fast: 30 epochs, "
-        "no batch norm in the full-resolution layer, augmented from the 8-bit crops (about "
-        "55 min; models/README.md, Session 27)",
+        help="shipped (default): the recipe of the shipped networks, about 55 min on 2 "
+        "cores; session-17: the networks shipped in sessions 17-27, about 63 min "
+        "(models/README.md, Session 28)",
     )
     parser.add_argument("--epochs", type=int, help="override the recipe's number of epochs")
     parser.add_argument(
