@@ -391,7 +391,10 @@ def test_setupcam_train_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys
     import pytest
 
     from setupcam.cli import main
+    from setupcam.commands.train import RECIPE_CHOICES
+    from vision.training.fit import RECIPES
 
+    assert RECIPE_CHOICES == RECIPES  # the command lists them without importing torch
     assert main(["train", "--quick", "--epochs", "0", "--out", str(tmp_path)]) == 2
     with pytest.raises(SystemExit) as exited:
         main(["train", "--network", "both-and-more"])

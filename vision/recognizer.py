@@ -196,12 +196,11 @@ class ModelInfo:
     temperature_all_turns: float
     """The softmax temperature of the four turns' mean logits (``temperature`` for a
     model shipped without one)."""
-    threshold_all_turns: float = -1.0
+    threshold_all_turns: float | None = None
     """The "?" threshold of a reading at all four turns, calibrated on such readings as
     ``threshold`` is on one pass, to the same rate of confident errors: the four turns
     agree on far fewer wrong answers, so the same rate allows a lower threshold
-    (models/README.md, "Session 28"). ``threshold`` for a model shipped without one
-    (and when left at -1)."""
+    (models/README.md, "Session 28"). ``threshold`` for a model shipped without one."""
     enrollment_value_scale: float | None = None
     """The scale of enrolment's value head for this model's embedding (None: the
     default :data:`vision.enrollment.VALUE_SCALE`). Models differ in how far apart their
@@ -296,11 +295,10 @@ class TileRecognizer:
         self.enrollment = enrollment
         self.threshold = info.threshold if enrollment is None else enrollment.threshold
         """Below this a one-pass reading is "?"; may be set per instance."""
-        self.threshold_all_turns = self.threshold
+        own = info.threshold_all_turns if enrollment is None else None
+        self.threshold_all_turns = self.threshold if own is None else own
         """Below this a reading at all four turns is "?" (an enrolled set has one
         threshold for both)."""
-        if enrollment is None and info.threshold_all_turns >= 0:
-            self.threshold_all_turns = info.threshold_all_turns
         self._input = session.get_inputs()[0].name
         self._takes_levels = takes_levels(session)
         self._enrollment_base: TileRecognizer | None = None
