@@ -287,6 +287,50 @@ def test_augmenting_from_the_levels_changes_light_turn_and_noise_as_the_float_fo
         assert abs(float(a.std() - b.std())) < 0.1 * float(a.std())
 
 
+def test_a_motion_kernel_is_a_line_of_its_length_at_its_angle() -> None:
+    from vision.training.augment import motion_kernel
+
+    for length in (3.0, 6.5, 10.0):
+        for angle in (0.0, np.pi / 4, np.pi / 2, 2.0):
+            k = motion_kernel(length, angle).astype(np.float64)
+            assert abs(k.sum() - 1) < 1e-5 and k.min() >= 0
+            ys, xs = np.mgrid[: k.shape[0], : k.shape[1]] - k.shape[0] // 2
+            along = xs * np.cos(angle) + ys * np.sin(angle)
+            across = -xs * np.sin(angle) + ys * np.cos(angle)
+            # The mass sits on the line through the centre, spread as a uniform
+            # segment of that length is (variance L^2 / 12), and barely across it.
+            assert abs((k * along).sum()) < 0.05
+            spread = np.sqrt((k * along**2).sum())
+            assert abs(spread - length / np.sqrt(12)) < 0.25, (length, angle, spread)
+            assert np.sqrt((k * across**2).sum()) < 0.45
+
+
+def test_the_levels_form_smears_the_share_of_crops_it_is_asked_to() -> None:
+    import pytest
+    import torch
+
+    from vision.training.augment import NoiseBank, augment_levels
+    from vision.training.fit import full_config
+
+    # A bright dot: a smear spreads it over many pixels; light, turn and focus do not.
+    x = torch.full((2000, 32, 32, 3), 30, dtype=torch.uint8)
+    x[:, 15:17, 15:17] = 255
+    spread_out = {}
+    for share in (0.0, 0.3, 1.0):
+        gen = torch.Generator().manual_seed(3)
+        bank = NoiseBank(64, 32, gen)
+        out = augment_levels(x, gen, bank, colour="grey", motion_blur=share).mean(3)
+        dot = (out - out.flatten(1).median(1).values.view(-1, 1, 1)).clamp(min=0)
+        bright = dot > 0.25 * dot.flatten(1).max(1).values.view(-1, 1, 1)
+        spread_out[share] = float((bright.flatten(1).sum(1) > 12).float().mean())
+    # Smears of 3 px over a 2-px dot stay small: about 0.7 of the smeared crops show.
+    assert spread_out[0.0] == 0
+    assert 0.15 < spread_out[0.3] < 0.3 and spread_out[1.0] > 0.6
+    with pytest.raises(ValueError, match="needs augment_levels"):
+        replace(full_config("reader", "session-17"), motion_blur=0.1)
+    assert full_config("reader").motion_blur == 0 == full_config("enrollment-base").motion_blur
+
+
 def test_the_levels_form_turns_a_crop_exactly_as_the_float_forms_resample() -> None:
     import cv2
     import torch

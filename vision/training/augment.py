@@ -19,6 +19,7 @@ models/README.md, "Session 13")::
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
@@ -90,6 +91,7 @@ def augment_levels(
     noise: NoiseBank,
     colour: ColourAugment = "swap",
     out_px: int | None = None,
+    motion_blur: float = 0.0,
 ) -> torch.Tensor:
     """The changes of :func:`augment`, with the same ranges, made on the 8-bit crops
     ``x`` (N x P x P x 3 uint8) by OpenCV, a crop at a time: the light (contrast about
@@ -97,7 +99,9 @@ def augment_levels(
     per channel, the turn as one affine warp, the focus as a Gaussian blur; then the
     sensor noise from ``noise`` on the float crops. A step's augmentation takes a
     fraction of the float form's passes over whole batches. Returns N x P x P x 3
-    float, 0..255 (``out_px`` as in :func:`augment`).
+    float, 0..255 (``out_px`` as in :func:`augment`). ``motion_blur``: the share of the
+    crops also smeared as a moving camera smears them (:func:`motion_kernel`); none
+    in the shipped recipe, whose draws this leaves as they were.
 
     >>> bank = NoiseBank(4, 56, torch.Generator().manual_seed(0))
     >>> x = torch.zeros(4, 56, 56, 3, dtype=torch.uint8)
@@ -111,6 +115,7 @@ def augment_levels(
     tables = _light_tables(levels, gen)
     warps = turn_warps(n, px, out_px, gen)
     sigma = (_rand(n, 0.3, 0.7, gen) * (torch.rand(n, generator=gen) < 0.15)).tolist()
+    smears = _motion_draws(n, gen, motion_blur) if motion_blur > 0 else [None] * n
     out = np.empty((n, out_px, out_px, 3), np.uint8)
     for i in range(n):
         lit = cv2.LUT(levels[i], tables[i])
@@ -124,10 +129,58 @@ def augment_levels(
         )
         if sigma[i] > 0:
             cv2.GaussianBlur(out[i], (5, 5), sigma[i], dst=out[i], borderType=cv2.BORDER_REPLICATE)
+        if smears[i] is not None:
+            kernel = motion_kernel(*smears[i])
+            cv2.filter2D(out[i], -1, kernel, dst=out[i], borderType=cv2.BORDER_REPLICATE)
     img = _lose_colour(torch.from_numpy(out).permute(0, 3, 1, 2).float(), gen, colour)
     level = _rand(n, 0, 3, gen).view(n, 1, 1, 1)
     crops = noise.pick(n, out_px, gen).mul_(level).add_(img.permute(0, 2, 3, 1))
     return crops.clamp_(0, 255)
+
+
+MOTION_PX = (3.0, 10.0)
+"""Lengths of the smear in crop pixels: the simulator's 3-7 px of motion in the frame
+(vision.synth.photo) over the boards it draws (300-800 px wide), at 84-px crops."""
+
+
+def _motion_draws(n: int, gen: torch.Generator, share: float) -> list[tuple[float, float] | None]:
+    """(length, angle) of the smear of each crop that gets one, else None."""
+    smeared = (torch.rand(n, generator=gen) < share).tolist()
+    lengths = _rand(n, *MOTION_PX, gen).tolist()
+    angles = _rand(n, 0.0, math.pi, gen).tolist()
+    return [(lengths[i], angles[i]) if smeared[i] else None for i in range(n)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _motion_kernel_cached(length: float, angle: float) -> np.ndarray:
+    size = 2 * math.ceil(length / 2) + 3
+    kernel = np.zeros((size, size), np.float32)
+    centre = size // 2
+    # Bilinear splats along the segment: a smear of any length and angle, not only
+    # whole pixels along the axes.
+    for t in np.linspace(-(length - 1) / 2, (length - 1) / 2, max(2, int(length * 8))):
+        x, y = centre + t * math.cos(angle), centre + t * math.sin(angle)
+        x0, y0 = math.floor(x), math.floor(y)
+        fx, fy = x - x0, y - y0
+        kernel[y0, x0] += (1 - fx) * (1 - fy)
+        kernel[y0, x0 + 1] += fx * (1 - fy)
+        kernel[y0 + 1, x0] += (1 - fx) * fy
+        kernel[y0 + 1, x0 + 1] += fx * fy
+    kernel /= kernel.sum()
+    kernel.flags.writeable = False
+    return kernel
+
+
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """The smear of a camera moving ``length`` px at ``angle`` (radians) during the
+    exposure: a normalised line of that length through the kernel's centre.
+
+    >>> k = motion_kernel(3.0, 0.0)
+    >>> round(float(k.sum()), 6), k.shape, round(float(k[k.shape[0] // 2].sum()), 6)
+    (1.0, (7, 7), 1.0)
+    """
+    # Quantised so that a run's few thousand distinct kernels are each built once.
+    return _motion_kernel_cached(round(length * 4) / 4, round(angle * 24 / math.pi) * math.pi / 24)
 
 
 def _light_tables(levels: np.ndarray, gen: torch.Generator) -> np.ndarray:

@@ -106,6 +106,14 @@ class TrainConfig:
     # (vision.training.augment).
     full_res_batch_norm: bool = True
     augment_levels: bool = False
+    # The share of crops smeared by a moving camera on top of the simulator's own
+    # motion blur (vision.training.augment.motion_kernel; needs augment_levels). None
+    # in the shipped recipe (models/README.md, "Session 29").
+    motion_blur: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.motion_blur and not self.augment_levels:
+            raise ValueError("motion_blur needs augment_levels (the 8-bit augmentation)")
 
 
 NOISE_BANK_CROPS = 2048
@@ -238,7 +246,14 @@ def fit_model(net: TileNet, data: CropSet, cfg: TrainConfig, progress: bool = Tr
             if bank is None:
                 xb = augment(x[idx].float(), gen, colour=cfg.colour_augment, out_px=out_px)
             else:
-                xb = augment_levels(x[idx], gen, bank, colour=cfg.colour_augment, out_px=out_px)
+                xb = augment_levels(
+                    x[idx],
+                    gen,
+                    bank,
+                    colour=cfg.colour_augment,
+                    out_px=out_px,
+                    motion_blur=cfg.motion_blur,
+                )
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
                 logits, _ = net(xb)
             logits = logits.float()
