@@ -188,6 +188,7 @@ def quick_config(network: str = "reader", recipe_name: str = "shipped") -> Train
         colour_augment=full.colour_augment,
         full_res_batch_norm=full.full_res_batch_norm,
         augment_levels=full.augment_levels,
+        motion_blur=full.motion_blur,
     )
 
 
