@@ -151,6 +151,9 @@ def _motion_draws(n: int, gen: torch.Generator, share: float) -> list[tuple[floa
     return [(lengths[i], angles[i]) if smeared[i] else None for i in range(n)]
 
 
+# Not the simulator's kernel (vision.synth.photo): that one is inline, takes whole
+# pixels only, and its file is part of the rendered crops' cache key, so sharing it
+# would render every cache again.
 @functools.lru_cache(maxsize=4096)
 def _motion_kernel_cached(length: float, angle: float) -> np.ndarray:
     size = 2 * math.ceil(length / 2) + 3
