@@ -8,6 +8,7 @@ import numpy as np
 
 from benchmarks.bench_enrolment import (
     CONDITIONS,
+    READINGS,
     UNDER_A_HAND,
     paired_interval,
     read_set,
@@ -23,10 +24,12 @@ def test_a_set_read_by_the_same_model_twice_gives_the_same_counts() -> None:
     first, second = (result[None] for result in read_set([rec, rec], 7000, tests=2))
     assert first == second
     assert first.squares > 12
-    for k in range(2):
+    for k in range(len(READINGS)):
         assert 0 <= first.wrong[k] <= first.errors[k] <= first.squares
     # Enrolled, the four-turn reading leaves fewer squares unread than one pass here.
     assert first.errors[1] <= first.errors[0]
+    # A second look reads again only squares one pass left "?": it cannot add errors.
+    assert first.errors[2] <= first.errors[0]
 
 
 def test_every_visible_square_is_counted_under_one_condition() -> None:
@@ -36,13 +39,15 @@ def test_every_visible_square_is_counted_under_one_condition() -> None:
     parts = [result[condition] for condition in CONDITIONS]
     assert all(part.squares > 0 for part in parts)
     assert sum(part.squares for part in parts) == result[None].squares
-    for k in range(2):
+    for k in range(len(READINGS)):
         assert sum(part.errors[k] for part in parts) == result[None].errors[k]
         assert sum(part.wrong[k] for part in parts) == result[None].wrong[k]
     # Squares a hand hides are left out of the visible ones and counted apart.
     hidden = result[UNDER_A_HAND]
     assert hidden.squares > 0
-    assert all(0 <= hidden.wrong[k] == hidden.errors[k] <= hidden.squares for k in range(2))
+    assert all(
+        0 <= hidden.wrong[k] == hidden.errors[k] <= hidden.squares for k in range(len(READINGS))
+    )
 
 
 def test_a_blurred_frame_counts_as_blurred_and_a_partly_hidden_square_as_such() -> None:

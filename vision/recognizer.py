@@ -444,6 +444,28 @@ class TileRecognizer:
         mean_logits = logits.reshape(4, n, -1).mean(axis=0)
         return softmax(mean_logits, self.info.temperature_all_turns)
 
+    def probabilities_with_second_look(
+        self, crops: np.ndarray, limit: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One pass, then up to ``limit`` crops left "?" and not taken for a hand read
+        again at all four turns, the surest first (they are the likeliest to be
+        settled): a frame's few doubtful squares get the better reading for a fraction
+        of its cost. Returns the probabilities and each square's threshold (the
+        second look's own for the squares read again)::
+
+            probs, thresholds = rec.probabilities_with_second_look(crops, 3)
+            readings = [Reading.of(p, t) for p, t in zip(probs, thresholds)]
+        """
+        probs = self.probabilities(crops)
+        thresholds = np.full(len(probs), self.threshold)
+        confidence, best = probs.max(axis=1), probs.argmax(axis=1)
+        unsure = np.flatnonzero((confidence < self.threshold) & (best != COVERED))
+        unsure = unsure[np.argsort(-confidence[unsure], kind="stable")][:limit]
+        if len(unsure):
+            probs[unsure] = self.probabilities_all_turns(crops[unsure])
+            thresholds[unsure] = self.threshold_all_turns
+        return probs, thresholds
+
     def read_crops(
         self, crops: np.ndarray, *, all_turns: bool = False, second_look: int = 0
     ) -> list[Reading]:
@@ -451,22 +473,16 @@ class TileRecognizer:
         turns with ``all_turns``: slower, better; for a photo or a steady view; read
         against :attr:`threshold_all_turns`).
 
-        With ``second_look`` (and not ``all_turns``), up to that many crops left "?"
-        and not taken for a hand are read again at all four turns, the surest first
-        (they are the likeliest to be settled): a frame's few doubtful squares get
-        the better reading for a fraction of its cost (and its threshold)."""
+        With ``second_look`` (and not ``all_turns``), up to that many doubtful crops are
+        read again at all four turns, as :meth:`probabilities_with_second_look` says."""
         if all_turns:
             probs = self.probabilities_all_turns(crops)
             return [Reading.of(row, self.threshold_all_turns) for row in probs]
-        probs = self.probabilities(crops)
-        thresholds = np.full(len(probs), self.threshold)
         if second_look:
-            confidence, best = probs.max(axis=1), probs.argmax(axis=1)
-            unsure = np.flatnonzero((confidence < self.threshold) & (best != COVERED))
-            unsure = unsure[np.argsort(-confidence[unsure], kind="stable")][:second_look]
-            if len(unsure):
-                probs[unsure] = self.probabilities_all_turns(crops[unsure])
-                thresholds[unsure] = self.threshold_all_turns
+            probs, thresholds = self.probabilities_with_second_look(crops, second_look)
+        else:
+            probs = self.probabilities(crops)
+            thresholds = np.full(len(probs), self.threshold)
         return [Reading.of(row, t) for row, t in zip(probs, thresholds, strict=True)]
 
     def crops(self, image: np.ndarray, corners: np.ndarray, layout: Layout) -> np.ndarray:

@@ -27,8 +27,9 @@ MAX_CONFIDENT_WRONG = 0.0005
 """Threshold choice: at most this fraction of all squares may be answered wrongly."""
 
 
-def answers(probs: np.ndarray, threshold: float) -> np.ndarray:
-    """Best class per row, or -1 (``?``) where its probability is below ``threshold``."""
+def answers(probs: np.ndarray, threshold: float | np.ndarray) -> np.ndarray:
+    """Best class per row, or -1 (``?``) where its probability is below ``threshold``
+    (one for all rows, or one per row)."""
     best = probs.argmax(axis=1)
     return np.where(probs.max(axis=1) >= threshold, best, UNKNOWN_INDEX)
 
@@ -127,7 +128,7 @@ def score(
     name: str,
     probs: np.ndarray,
     y: np.ndarray,
-    threshold: float,
+    threshold: float | np.ndarray,
     top: np.ndarray | None = None,
 ) -> Scores:
     """:class:`Scores` of ``probs`` against labels ``y`` (and ``top``, see
