@@ -4,6 +4,11 @@ figures beside their targets, and the plots.
 Run: ``.venv/bin/python -m benchmarks.run_all`` (about an hour on 2 cores; pass
 ``--quick`` for a smaller run). Each benchmark is its own module, run in its own
 process so none warms another's caches.
+
+``--only TITLE`` (repeatable; a title's first words are enough) runs those sections
+alone and writes them over their old text in the existing file, which keeps the
+others and says which sections were run when: a changed model is measured again
+in the half hour its sections take, not the hour of all.
 """
 
 from __future__ import annotations
@@ -80,34 +85,118 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores{memory}, Python {python}, {platform.system()}"
 
 
-def main() -> None:
+def run_section(title: str, module: str, argv: list[str]) -> str:
+    """One benchmark run in its own process, as its section of the file."""
+    command = " ".join([".venv/bin/python -m", module, *argv]).replace(str(ROOT) + "/", "")
+    print(f"running {title}: {command}", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", module, *argv], cwd=ROOT, capture_output=True, text=True
+    )
+    seconds = time.monotonic() - started
+    body = (
+        done.stdout.strip() if done.returncode == 0 else f"FAILED:\n```\n{done.stderr[-2000:]}\n```"
+    )
+    # Each benchmark's own headings sit one level below its section's.
+    body = "\n".join("#" + ln if ln.startswith("## ") else ln for ln in body.splitlines())
+    return f"## {title}\n\nCommand: `{command}` ({seconds:.0f} s)\n\n{body}\n"
+
+
+def chosen_titles(prefixes: list[str]) -> list[str]:
+    """The section titles ``prefixes`` name, each by a unique start (any case).
+
+    >>> chosen_titles(["tile", "enrolment"])
+    ['Tile recognition', 'Enrolment on 60 held-out tile sets']
+    """
+    titles = [title for title, *_ in BENCHMARKS]
+    chosen = []
+    for prefix in prefixes:
+        found = [t for t in titles if t.lower().startswith(prefix.lower())]
+        if len(found) != 1:
+            what = "no section" if not found else f"{len(found)} sections"
+            raise ValueError(
+                f"--only {prefix!r} names {what}; the sections are: " + "; ".join(titles)
+            )
+        chosen.append(found[0])
+    return chosen
+
+
+def splice(doc: str, sections: dict[str, str], note: str) -> str:
+    r"""``doc`` with each of ``sections`` (title -> its new text) written over the old
+    section of that title, and ``note`` (which sections were run when) after the line
+    that says how the file was written.
+
+    >>> doc = "# Benchmarks\n\nWritten by x.\n\n## A\n\nold a\n\n## B\n\nold b\n"
+    >>> print(splice(doc, {"B": "## B\n\nnew b\n"}, "B rerun."), end="")
+    # Benchmarks
+    <BLANKLINE>
+    Written by x.
+    <BLANKLINE>
+    B rerun.
+    <BLANKLINE>
+    ## A
+    <BLANKLINE>
+    old a
+    <BLANKLINE>
+    ## B
+    <BLANKLINE>
+    new b
+    """
+    head, *parts = doc.split("\n## ")
+    old = {part.split("\n", 1)[0]: "## " + part.rstrip("\n") + "\n" for part in parts}
+    missing = [title for title in sections if title not in old]
+    if missing:
+        raise ValueError(f"the file has no section {missing[0]!r} to write over")
+    lines = [ln for ln in head.rstrip("\n").split("\n\n") if not ln.startswith(RERUN)]
+    lines.insert(1 + next(i for i, ln in enumerate(lines) if ln.startswith("Written by")), note)
+    body = [sections.get(title, text) for title, text in old.items()]
+    return "\n\n".join(lines) + "\n\n" + "\n".join(body)
+
+
+RERUN = "Sections run again"
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--quick", action="store_true", help="smaller runs (minutes, not half an hour)"
     )
     parser.add_argument("--out", type=Path, default=DOCS / "benchmarks.md")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="TITLE",
+        help="run this section alone and write it into the existing file (repeatable)",
+    )
     args = parser.parse_args()
-    sections = []
+    try:
+        titles = chosen_titles(args.only) if args.only else None
+        if titles and not args.out.is_file():
+            raise ValueError(f"{args.out}: no such file to write the sections into")
+    except ValueError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    sections = {}
     for title, module, full, quick in BENCHMARKS:
-        argv = quick if args.quick else full
-        command = " ".join([".venv/bin/python -m", module, *argv]).replace(str(ROOT) + "/", "")
-        print(f"running {title}: {command}", file=sys.stderr, flush=True)
-        started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", module, *argv], cwd=ROOT, capture_output=True, text=True
+        if titles is None or title in titles:
+            sections[title] = run_section(title, module, quick if args.quick else full)
+    flags = " --quick" if args.quick else ""
+    if titles:
+        note = (
+            f"{RERUN} on {datetime.now(UTC):%Y-%m-%d} by `.venv/bin/python -m "
+            f"benchmarks.run_all{flags} --only ...`: " + "; ".join(titles) + "."
         )
-        seconds = time.monotonic() - started
-        body = (
-            done.stdout.strip()
-            if done.returncode == 0
-            else f"FAILED:\n```\n{done.stderr[-2000:]}\n```"
-        )
-        # Each benchmark's own headings sit one level below its section's.
-        body = "\n".join("#" + ln if ln.startswith("## ") else ln for ln in body.splitlines())
-        sections.append(f"## {title}\n\nCommand: `{command}` ({seconds:.0f} s)\n\n{body}\n")
+        try:
+            text = splice(args.out.read_text(encoding="utf-8"), sections, note)
+        except ValueError as problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+        args.out.write_text(text, encoding="utf-8")
+        print(f"wrote {len(titles)} section(s) of {args.out}", file=sys.stderr)
+        return 0
     header = (
         "# Benchmarks\n\n"
-        f"Written by `.venv/bin/python -m benchmarks.run_all{' --quick' if args.quick else ''}` "
+        f"Written by `.venv/bin/python -m benchmarks.run_all{flags}` "
         f"on {datetime.now(UTC):%Y-%m-%d}.\n\n"
         f"Machine: {machine()}. Other work may have shared the machine; medians are "
         "robust to that, p95 figures less so.\n\n"
@@ -117,9 +206,10 @@ def main() -> None:
         "(held-out art); board corners within 1% on ≥ 99% of frames (tilt up to 35°, any "
         "yaw, cluttered table; hands over the board are reported beside it).\n"
     )
-    args.out.write_text(header + "\n" + "\n".join(sections), encoding="utf-8")
+    args.out.write_text(header + "\n" + "\n".join(sections.values()), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -44,6 +44,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.training.evaluate",
         "vision.training.space_to_depth",
         "calibration.board_finder",
+        "benchmarks.run_all",
     ]
     for name in modules:
         result = doctest.testmod(importlib.import_module(name))

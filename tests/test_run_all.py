@@ -1,0 +1,44 @@
+"""run_all --only: sections run again are written into the existing file, the rest kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import run_all
+
+DOC = (
+    "# Benchmarks\n\nWritten by `run_all` on 2026-01-01.\n\nMachine: m.\n\n"
+    "## Engine\n\nCommand: `e` (1 s)\n\n### Engine\n\nold engine\n\n"
+    "## Tile recognition\n\nCommand: `t` (2 s)\n\nold tiles\n"
+)
+
+
+def test_a_section_run_again_replaces_its_old_text_and_keeps_the_others() -> None:
+    new = "## Tile recognition\n\nCommand: `t` (3 s)\n\nnew tiles\n"
+    first = run_all.splice(DOC, {"Tile recognition": new}, f"{run_all.RERUN} on day 1.")
+    assert "new tiles" in first and "old tiles" not in first
+    assert "### Engine\n\nold engine" in first
+    assert first.index("Written by") < first.index("on day 1.") < first.index("Machine:")
+    # Run again later, the note is replaced, not stacked.
+    second = run_all.splice(first, {"Engine": "## Engine\n\nnew engine\n"}, f"{run_all.RERUN} 2.")
+    assert second.count(run_all.RERUN) == 1 and "new engine" in second and "new tiles" in second
+
+
+def test_a_section_the_file_lacks_is_refused() -> None:
+    with pytest.raises(ValueError, match="no section 'Live pipeline'"):
+        run_all.splice(DOC, {"Live pipeline": "## Live pipeline\n"}, "x")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--only", "nothing like it"], "names no section"),
+        (["--only", "end to end"], "names 2 sections"),
+        (["--only", "tile", "--out", "/nonexistent/benchmarks.md"], "no such file"),
+    ],
+)
+def test_bad_only_arguments_stop_with_a_one_line_error(monkeypatch, capsys, argv, says) -> None:
+    monkeypatch.setattr("sys.argv", ["run_all", *argv])
+    assert run_all.main() == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and err.count("\n") == 1
