@@ -334,6 +334,11 @@ def test_second_look_rereads_only_the_doubtful_squares(recognizer: TileRecognize
         assert np.allclose(looked[chosen], turned[chosen], atol=1e-6)
         others = np.setdiff1d(np.arange(12), chosen)
         assert np.allclose(looked[others], single[others], atol=1e-6)
+        # The benchmarks' form gives the same readings and each square's threshold.
+        probs, thresholds = recognizer.probabilities_with_second_look(crops, 2)
+        assert np.allclose(probs, looked, atol=1e-6)
+        assert (thresholds[chosen] == recognizer.threshold_all_turns).all()
+        assert (thresholds[others] == recognizer.threshold).all()
         reread += len(chosen)
     assert reread >= 5  # the frames do have doubtful squares to look at again
 
