@@ -121,6 +121,16 @@ def chosen_titles(prefixes: list[str]) -> list[str]:
     return chosen
 
 
+RERUN = "Sections run again"
+"""How the header's line naming the sections run again starts."""
+
+
+def file_sections(doc: str) -> tuple[str, dict[str, str]]:
+    """``doc``'s header and its sections' texts by title (each from its ``## `` line)."""
+    head, *parts = doc.split("\n## ")
+    return head, {part.split("\n", 1)[0]: "## " + part.rstrip("\n") + "\n" for part in parts}
+
+
 def splice(doc: str, sections: dict[str, str], note: str) -> str:
     r"""``doc`` with each of ``sections`` (title -> its new text) written over the old
     section of that title, and ``note`` (which sections were run when) after the line
@@ -142,8 +152,7 @@ def splice(doc: str, sections: dict[str, str], note: str) -> str:
     <BLANKLINE>
     new b
     """
-    head, *parts = doc.split("\n## ")
-    old = {part.split("\n", 1)[0]: "## " + part.rstrip("\n") + "\n" for part in parts}
+    head, old = file_sections(doc)
     missing = [title for title in sections if title not in old]
     if missing:
         raise ValueError(f"the file has no section {missing[0]!r} to write over")
@@ -151,9 +160,6 @@ def splice(doc: str, sections: dict[str, str], note: str) -> str:
     lines.insert(1 + next(i for i, ln in enumerate(lines) if ln.startswith("Written by")), note)
     body = [sections.get(title, text) for title, text in old.items()]
     return "\n\n".join(lines) + "\n\n" + "\n".join(body)
-
-
-RERUN = "Sections run again"
 
 
 def main() -> int:
@@ -171,8 +177,14 @@ def main() -> int:
     args = parser.parse_args()
     try:
         titles = chosen_titles(args.only) if args.only else None
-        if titles and not args.out.is_file():
-            raise ValueError(f"{args.out}: no such file to write the sections into")
+        if titles:
+            # Checked before the benchmarks run, not after half an hour of them.
+            if not args.out.is_file():
+                raise ValueError(f"{args.out}: no such file to write the sections into")
+            doc = args.out.read_text(encoding="utf-8")
+            missing = [title for title in titles if title not in file_sections(doc)[1]]
+            if missing:
+                raise ValueError(f"{args.out} has no section {missing[0]!r} to write over")
     except ValueError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -186,12 +198,7 @@ def main() -> int:
             f"{RERUN} on {datetime.now(UTC):%Y-%m-%d} by `.venv/bin/python -m "
             f"benchmarks.run_all{flags} --only ...`: " + "; ".join(titles) + "."
         )
-        try:
-            text = splice(args.out.read_text(encoding="utf-8"), sections, note)
-        except ValueError as problem:
-            print(f"error: {problem}", file=sys.stderr)
-            return 2
-        args.out.write_text(text, encoding="utf-8")
+        args.out.write_text(splice(doc, sections, note), encoding="utf-8")
         print(f"wrote {len(titles)} section(s) of {args.out}", file=sys.stderr)
         return 0
     header = (

@@ -42,3 +42,17 @@ def test_bad_only_arguments_stop_with_a_one_line_error(monkeypatch, capsys, argv
     assert run_all.main() == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and says in err and err.count("\n") == 1
+
+
+def test_a_file_without_the_section_is_refused_before_any_benchmark_runs(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    out = tmp_path / "benchmarks.md"
+    out.write_text(DOC, encoding="utf-8")
+    ran = []
+    monkeypatch.setattr(run_all, "run_section", lambda *a: ran.append(a) or "")
+    monkeypatch.setattr("sys.argv", ["run_all", "--only", "live", "--out", str(out)])
+    assert run_all.main() == 2
+    assert ran == [] and out.read_text(encoding="utf-8") == DOC
+    err = capsys.readouterr().err
+    assert "no section 'Live pipeline'" in err and err.count("\n") == 1
