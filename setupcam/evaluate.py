@@ -70,6 +70,11 @@ class EvalReport:
     board_not_found: int = 0
     games_enrolled: int = 0
     """Games whose tile set was enrolled first (``--enroll``)."""
+    games_told_unread: int = 0
+    """Games in which the camera's status told the players that many tiles were left
+    unread (:mod:`vision.unread`): it should be the games whose picture is at fault."""
+    frames_told_unread: float = 0.0
+    """The share of frames with that advice showing."""
     frame_ms_p50: float = 0.0
     frame_ms_p95: float = 0.0
     score_delay_s_p50: float = 0.0
@@ -270,8 +275,10 @@ def evaluate(
         runner = PipelineRunner(source, pipeline, on_frame=players_at_table.on_frame)
         tally = _GameTally()
         started = time.monotonic()
+        told = 0
         for frame in source:
             result = runner.step(frame)
+            told += pipeline.unread_advice() is not None
             tally.add(frame, result, session, pipeline.recognizer.threshold)
             report.frames += 1
             if progress and report.frames % 50 == 0:
@@ -291,6 +298,8 @@ def evaluate(
             if shown:
                 delays.append(shown[0] - left)
         report.games += 1
+        report.games_told_unread += told > 0
+        report.frames_told_unread += told
         report.squares_read += tally.squares
         report.board_not_found += tally.not_found
         report.per_square_error += tally.wrong + tally.unknown
@@ -307,6 +316,7 @@ def evaluate(
     report.per_square_unknown /= squares
     report.per_square_wrong /= squares
     report.exact_position_rate /= max(1, report.frames_clear)
+    report.frames_told_unread /= max(1, report.frames)
     report.steady_view_error /= max(1, view_squares)
     report.steady_view_wrong /= max(1, view_squares)
     if frame_ms:

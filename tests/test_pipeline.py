@@ -23,11 +23,15 @@ from vision.decoder import COVERED, EMPTY, LABELS
 from vision.pipeline import LivePipeline, PipelineRunner
 from vision.recognizer import Reading, label_of
 from vision.sim_source import SimulatedTableSource
+from vision.unread import MIN_TILES
 
 
 class TruthReader:
     """Reads each square from the simulator's truth, like a near-perfect classifier:
     a square a hand covers reads "covered"; readings carry a little noise."""
+
+    threshold = 0.99
+    enrollment = None
 
     def __init__(self, seed: int = 0, confidence: float = 0.995) -> None:
         self.truth = None
@@ -57,24 +61,37 @@ class TruthReader:
         return readings
 
 
-def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple"):  # type: ignore[no-untyped-def]
+def table_with_truth_reader(  # type: ignore[no-untyped-def]
+    seed: int,
+    max_turns: int,
+    reader: TruthReader,
+    players: str = "S=red,W=green,N=yellow,E=purple",
+    on_status=None,
+):
+    """A simulated game read by ``reader``, the board registered once from its true
+    corners (as `calibrate board` would): the source's frames (the first already
+    taken from it), the session, the pipeline and its runner."""
     source = SimulatedTableSource(
         seed, players=players, realtime=False, games=1, max_turns=max_turns
     )
-    reader = TruthReader(seed)
     session = GameSession(GameStore(":memory:"))
     frames = iter(source)
     first = next(frames)
-    # The board registered once from its true corners, as `calibrate board` would.
     calibration = Calibration(
         (first.image.shape[1], first.image.shape[0]),
         board_corners=first.truth.board_corners_distorted,
     )
     pipeline = LivePipeline(reader, calibration=calibration, link=SessionLink(session))  # type: ignore[arg-type]
     table = SimulatedPlayers(session, pipeline)
-    runner = PipelineRunner(source, pipeline, on_frame=table.on_frame)
+    runner = PipelineRunner(source, pipeline, on_status=on_status, on_frame=table.on_frame)
+    return source, itertools.chain([first], frames), session, pipeline, runner
+
+
+def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple"):  # type: ignore[no-untyped-def]
+    reader = TruthReader(seed)
+    source, frames, session, _, runner = table_with_truth_reader(seed, max_turns, reader, players)
     lost_in_clear_view = 0  # under a hand the tracker may doubt; in a clear view, never
-    for frame in [first, *frames]:
+    for frame in frames:
         reader.truth = frame.truth
         report = runner.step(frame)
         clear = max(frame.truth.coverage.values()) == 0
@@ -197,3 +214,25 @@ def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  
     watching = [s["message"] for s in statuses if s.get("state") == "tracking"]
     assert watching
     assert all(("move the camera closer" in m) == advised for m in watching)
+
+
+@pytest.mark.parametrize(("confidence", "told"), [(0.995, False), (0.9, True)])
+def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # type: ignore[no-untyped-def]
+    # A reader sure of every square, or one that leaves every square below its
+    # threshold (a smeared picture, a set never enrolled): only the second is told.
+    statuses: list[dict] = []
+    reader = TruthReader(7, confidence=confidence)
+    _, frames, _, pipeline, runner = table_with_truth_reader(
+        7, 3, reader, on_status=statuses.append
+    )
+    for frame in frames:  # lazily: the statuses are the running source's
+        reader.truth = frame.truth
+        runner.step(frame)
+    assert pipeline.unread.tiles >= MIN_TILES  # the views had tiles enough to judge
+    watching = [s["message"] for s in statuses if s.get("state") == "tracking"]
+    assert any("left unread" in m for m in watching) == told
+    if told:
+        assert any("enrol it (setupcam enroll" in m for m in watching)
+    # Corners set by hand (the camera was moved): the picture is judged afresh.
+    pipeline.set_board_corners(frame.truth.board_corners_distorted)
+    assert pipeline.unread.tiles == 0 and pipeline.unread_advice() is None

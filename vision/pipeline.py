@@ -27,6 +27,7 @@ from vision.motion import MotionDetector, region_mean
 from vision.recognizer import Reading, TileRecognizer, small_board_advice
 from vision.sources import FrameSource, SourceFrame
 from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
+from vision.unread import UnreadTiles
 
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
@@ -92,6 +93,7 @@ class LivePipeline:
         self.board = BoardTracker(self.layout, look=look, initial=initial)
         self.motion = MotionDetector()
         self.stability = StabilityTracker(settle_s)
+        self.unread = UnreadTiles()
         self.link = link
         self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
@@ -107,6 +109,7 @@ class LivePipeline:
     def set_board_corners(self, corners: Any) -> None:
         """Register the board by hand (the dashboard's drag handles)."""
         self._register(manual_board(corners))
+        self.unread.reset()  # the camera was likely moved: its picture is judged afresh
 
     def _register(self, location: BoardLocation) -> None:
         self.board.reset(location)
@@ -179,6 +182,7 @@ class LivePipeline:
         view = self.stability.update(now, probabilities, obstructed)
         if view is not None:
             view = self._second_look(view, image, location.corners)
+            self.unread.add(view.probabilities, self.recognizer.threshold)
         decision = self._decide(view)
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now
@@ -195,6 +199,10 @@ class LivePipeline:
             self.board.state,
             timings,
         )
+
+    def unread_advice(self) -> str | None:
+        """A hint for the players when the recent steady views left many tiles "?"."""
+        return self.unread.advice(enrolled=self.recognizer.enrollment is not None)
 
     def _second_look(self, view: StableView, image: np.ndarray, corners: np.ndarray) -> StableView:
         """A steady view is what gets decided, so it is worth a closer look: the squares
@@ -373,8 +381,9 @@ class PipelineRunner:
         else:
             status = {"state": "tracking", "message": "watching the board"}
         if status.get("state") == "tracking" and report.location and not report.obstructed:
-            # Said while the camera can still be moved: suits misread on a small board.
-            advice = small_board_advice(report.location.corners)
+            # Said while the set-up can still be fixed: suits misread on a small board,
+            # many tiles unread (a set never enrolled, a smeared picture).
+            advice = small_board_advice(report.location.corners) or self.pipeline.unread_advice()
             if advice is not None:
                 status["message"] += f"; {advice}"
         if self.frame_ms:

@@ -87,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
         ("start squares the players fixed", str(report.start_squares_fixed)),
         ("frames without the board", str(report.board_not_found)),
         *([("games enrolled first", f"{report.games_enrolled}/{report.games}")] * args.enroll),
+        (
+            "games told many tiles were unread",
+            f"{report.games_told_unread}/{report.games} "
+            f"({report.frames_told_unread:.1%} of frames)",
+        ),
         ("frame time p50 / p95", f"{report.frame_ms_p50:.1f} / {report.frame_ms_p95:.1f} ms"),
         (
             "turn shown (score or question) p50 / p95",
