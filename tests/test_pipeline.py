@@ -233,6 +233,8 @@ def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # t
     assert any("left unread" in m for m in watching) == told
     if told:
         assert any("enrol it (setupcam enroll" in m for m in watching)
+    # The advice is also given apart, for the dashboard to mark the camera line.
+    assert any("left unread" in s.get("advice", "") for s in statuses) == told
     # Corners set by hand (the camera was moved): the picture is judged afresh.
     pipeline.set_board_corners(frame.truth.board_corners_distorted)
     assert pipeline.unread.tiles == 0 and pipeline.unread_advice() is None

@@ -386,6 +386,7 @@ class PipelineRunner:
             advice = small_board_advice(report.location.corners) or self.pipeline.unread_advice()
             if advice is not None:
                 status["message"] += f"; {advice}"
+                status["advice"] = advice  # the dashboard marks the camera line for it
         if self.frame_ms:
             status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
         self.on_status(status)

@@ -40,6 +40,7 @@ const setupcam = (() => {
     const el = document.getElementById("camera-status");
     if (!el || !camera) return;
     el.dataset.state = camera.state || "unknown";
+    el.dataset.advice = camera.advice ? "yes" : "no";
     el.textContent = "camera: " + (camera.message || camera.state);
   }
 
