@@ -105,3 +105,21 @@ def test_network_dashboard_needs_the_token(tmp_path: Path) -> None:
         page.click("#new-game-button")
         page.click("#new-game-submit")
         page.wait_for_selector("#scoreboard tr[data-player=red]")
+
+
+def test_camera_line_marks_advice(tmp_path: Path) -> None:
+    session = GameSession(GameStore(tmp_path / "g.sqlite"))
+    with serving(create_app(session, FakeCamera())) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")
+        advice = '12 of the last 24 tiles were left unread ("?"): ...'
+        session.set_camera_status(
+            {"state": "tracking", "message": f"watching the board; {advice}", "advice": advice}
+        )
+        line = page.wait_for_selector("#camera-status[data-advice=yes]")
+        assert "left unread" in line.inner_text()
+        amber = line.evaluate("e => getComputedStyle(e).backgroundColor")
+        session.set_camera_status({"state": "tracking", "message": "watching the board"})
+        line = page.wait_for_selector("#camera-status[data-advice=no]")
+        assert line.evaluate("e => getComputedStyle(e).backgroundColor") != amber
+        assert line.inner_text() == "camera: watching the board"
