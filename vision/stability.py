@@ -3,8 +3,8 @@
 The classifier's readings are only trusted when nothing is moving over the board.
 The :class:`StabilityTracker` watches the stream of readings and says when the
 board has been still and unobstructed for a moment, handing over the readings
-averaged over that moment, which also smooths a reading that flickers between two
-classes under one lamp::
+pooled over that moment (:func:`pooled`), which also smooths a reading that flickers
+between two classes under one lamp::
 
     >>> import numpy as np
     >>> tracker = StabilityTracker(settle_s=0.3)
@@ -27,26 +27,28 @@ MAX_AVERAGE_S = 1.0
 """Readings older than this are not averaged into the view."""
 
 
-def pooled(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Two readings of one square combined as their normalised geometric mean (a
-    logarithmic pool): where both lean to one class the result is surer than their
-    average, and a class either reading rules out stays ruled out. A steady view's
-    frames and its closer look at four turns are pooled this way: averaging their
-    probabilities instead let the less sure reading hold many squares below the
-    "?" threshold (models/README.md, "Session 11").
+def pooled(*readings: np.ndarray) -> np.ndarray:
+    """Readings of one square combined as their normalised geometric mean (a
+    logarithmic pool): where they lean to one class the result is surer than their
+    average, and a class any reading rules out stays ruled out. A steady view's
+    frames, and then the view and its closer look at four turns, are pooled this way:
+    averaging their probabilities instead let the less sure readings hold many
+    squares below the "?" threshold (models/README.md: "Session 11" for the closer
+    look, "Session 31" for the frames).
 
     >>> p = pooled(np.array([0.95, 0.05]), np.array([0.999, 0.001]))
     >>> round(float(p[0]), 3), round(float(p.sum()), 6)
     (0.993, 1.0)
     """
     floor = 1e-12  # a zero in one reading must not make the product all zero
-    product = np.sqrt(np.maximum(first, floor) * np.maximum(second, floor))
+    logs = np.mean([np.log(np.maximum(r, floor)) for r in readings], axis=0)
+    product = np.exp(logs - logs.max(axis=-1, keepdims=True))
     return product / product.sum(axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True)
 class StableView:
-    """The board's readings, averaged over a still, unobstructed moment."""
+    """The board's readings, pooled over a still, unobstructed moment."""
 
     time: float
     probabilities: Mapping[str, np.ndarray]
@@ -81,7 +83,7 @@ class StabilityTracker:
             self.reset()
             return None
         # A reading flickering between two classes is not the board changing (motion
-        # and hands are what say that): it is averaged over the window, not waited out.
+        # and hands are what say that): it is pooled over the window, not waited out.
         self._window.append((time, probabilities))
         while self._window and time - self._window[0][0] > MAX_AVERAGE_S:
             self._window.popleft()
@@ -89,6 +91,6 @@ class StabilityTracker:
             return None
         self._emitted = True
         squares = list(probabilities)
-        mean = {s: np.mean([frame[1][s] for frame in self._window], axis=0) for s in squares}
-        self.current_view = StableView(time, mean, len(self._window))
+        view = {s: pooled(*(frame[1][s] for frame in self._window)) for s in squares}
+        self.current_view = StableView(time, view, len(self._window))
         return self.current_view
