@@ -196,7 +196,8 @@ def main() -> int:
     if titles:
         note = (
             f"{RERUN} on {datetime.now(UTC):%Y-%m-%d} by `.venv/bin/python -m "
-            f"benchmarks.run_all{flags} --only ...`: " + "; ".join(titles) + "."
+            f"benchmarks.run_all{flags} --only ...`: " + "; ".join(titles) + ", on "
+            f"{machine()} (the machine can differ from the rest's)."
         )
         args.out.write_text(splice(doc, sections, note), encoding="utf-8")
         print(f"wrote {len(titles)} section(s) of {args.out}", file=sys.stderr)

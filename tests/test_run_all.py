@@ -56,3 +56,21 @@ def test_a_file_without_the_section_is_refused_before_any_benchmark_runs(
     assert ran == [] and out.read_text(encoding="utf-8") == DOC
     err = capsys.readouterr().err
     assert "no section 'Live pipeline'" in err and err.count("\n") == 1
+
+
+def test_sections_run_again_are_written_with_the_machine_they_ran_on(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    out = tmp_path / "benchmarks.md"
+    out.write_text(DOC, encoding="utf-8")
+    new = "## Tile recognition\n\nCommand: `t` (3 s)\n\nnew tiles\n"
+    monkeypatch.setattr(run_all, "run_section", lambda title, *a: new)
+    monkeypatch.setattr(run_all, "machine", lambda: "Some CPU, 2 cores")
+    monkeypatch.setattr("sys.argv", ["run_all", "--only", "tile", "--out", str(out)])
+    assert run_all.main() == 0
+    text = out.read_text(encoding="utf-8")
+    assert "new tiles" in text and "old tiles" not in text and "old engine" in text
+    note = next(line for line in text.split("\n\n") if line.startswith(run_all.RERUN))
+    assert note.endswith(
+        ": Tile recognition, on Some CPU, 2 cores (the machine can differ from the rest's)."
+    )
