@@ -23,8 +23,8 @@ import numpy as np
 
 SETTLE_S = 0.35
 """How long the board must stay still and unobstructed before a view counts."""
-MAX_AVERAGE_S = 1.0
-"""Readings older than this are not averaged into the view."""
+MAX_POOL_S = 1.0
+"""Readings older than this are not pooled into the view."""
 
 
 def pooled(*readings: np.ndarray) -> np.ndarray:
@@ -85,7 +85,7 @@ class StabilityTracker:
         # A reading flickering between two classes is not the board changing (motion
         # and hands are what say that): it is pooled over the window, not waited out.
         self._window.append((time, probabilities))
-        while self._window and time - self._window[0][0] > MAX_AVERAGE_S:
+        while self._window and time - self._window[0][0] > MAX_POOL_S:
             self._window.popleft()
         if self._emitted or time - self._window[0][0] < self.settle_s:
             return None

@@ -6,9 +6,9 @@ many tiles "?", the players keep being asked, and the cause is nearly always the
 set-up, which only they can fix: a tile set that was never enrolled, or a smeared or
 soft picture (a camera that shakes, a long exposure in dim light, a lens out of
 focus). In the simulator one game in ten has a camera that smears every frame; there
-an enrolled set's steady views leave a third of the tiles "?" and 8 of 12 turns go
-to the players, while the other games leave almost none (models/README.md, "Session
-31").
+an enrolled set's steady views leave half its tiles or more "?" and many of its turns
+go to the players, while the other games leave almost none (models/README.md,
+"Session 31").
 
 :class:`UnreadTiles` counts, over the last few steady views, the squares read as a
 tile or "?" (not empty, not a hand), and how many of them were "?"::
@@ -65,10 +65,8 @@ class UnreadTiles:
         tiles = unread = 0
         for p in probabilities.values():
             best = int(np.argmax(p))
-            if best in (EMPTY, COVERED) and p[best] >= threshold:
-                continue  # surely bare, or a hand: not a tile to read
-            if best == COVERED:
-                continue  # a hand, most likely: not the picture's fault
+            if best == COVERED or (best == EMPTY and p[best] >= threshold):
+                continue  # a hand (not the picture's fault), or surely bare: no tile
             tiles += 1
             unread += int(p[best] < threshold)
         self._views.append((unread, tiles))
