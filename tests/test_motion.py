@@ -86,6 +86,9 @@ def test_a_different_board_drops_the_steady_view() -> None:
 
 def test_something_left_on_the_border_stops_blocking_after_a_while() -> None:
     class NoReader:
+        threshold = 0.99  # what the pipeline counts unread tiles against
+        enrollment = None
+
         def read_board(self, image, corners, layout, **options):  # type: ignore[no-untyped-def]
             return {}
 
