@@ -33,8 +33,9 @@ from vision.enrollment import THRESHOLD as ENROLLED_THRESHOLD
 from vision.enrollment import EnrollmentSample, build_enrollment
 from vision.pipeline import SECOND_LOOK_SQUARES
 from vision.recognizer import COVERED, LABELS, TileRecognizer
-from vision.synth import HELDOUT_FAMILIES, random_scene, render_frame
+from vision.synth import FAMILIES, HELDOUT_FAMILIES, random_scene, render_frame
 from vision.training.evaluate import (
+    Scores,
     calibration_error,
     family_table,
     format_table,
@@ -42,6 +43,7 @@ from vision.training.evaluate import (
     time_call,
 )
 from vision.training_data import (
+    CropSet,
     DataSpec,
     ProgressBar,
     crop_labels,
@@ -51,6 +53,10 @@ from vision.training_data import (
 )
 
 LAYOUT = Layout.load()
+
+BOARD_BANDS = ((0, 350), (350, 450), (450, None))
+"""The board's width in the picture (px) by which still squares' error is split: under
+350 px a classic tile's corner digits are about 5 px tall."""
 
 
 def live_frames(
@@ -65,6 +71,39 @@ def live_frames(
             crops[rows], SECOND_LOOK_SQUARES
         )
     return probs, thresholds
+
+
+def error_sources(probs: np.ndarray, thresholds: np.ndarray, data: CropSet) -> list[Scores]:
+    """Where the error on ``data``'s visible squares is: frames smeared by motion blur,
+    squares a hand partly hides, and the still squares with nothing over them by art
+    family and by the board's width in the picture (:data:`BOARD_BANDS`).
+
+    >>> from vision.recognizer import LABELS
+    >>> y = np.array([0, 0, 0, COVERED])
+    >>> data = CropSet(np.zeros((4, 1)), y, np.zeros(4, int), np.zeros(4, int),
+    ...     np.array([0, 0.1, 0, 1]), y, np.full(4, 400.0), np.array([5, 0, 0, 0]))
+    >>> probs = np.eye(len(LABELS))[[1, 0, 0, COVERED]]  # the smeared square read wrong
+    >>> [(r.name, r.squares, r.error) for r in error_sources(probs, np.full(4, 0.9), data)][:3]
+    [('motion blur', 1, 1.0), ('a hand over part', 1, 0.0), ('still, no hand', 1, 0.0)]
+    """
+    shown = data.y != COVERED
+    blurred = shown & (data.motion_blur > 0)
+    under_hand = shown & (data.motion_blur == 0) & (data.coverage > 0)
+    still = shown & (data.motion_blur == 0) & (data.coverage == 0)
+    groups = [("motion blur", blurred), ("a hand over part", under_hand), ("still, no hand", still)]
+    for index, name in enumerate(FAMILIES):
+        groups.append((f"still: {name}", still & (data.family == index)))
+    for low, high in BOARD_BANDS:
+        wide = data.board_px >= low
+        if high is not None:
+            wide &= data.board_px < high
+        label = f"{low}-{high}" if high is not None else f">= {low}"
+        groups.append((f"still: board {label} px", still & wide))
+    return [
+        score(name, probs[mask], data.y[mask], thresholds[mask], data.top[mask])
+        for name, mask in groups
+        if mask.any()
+    ]
 
 
 def enrolled_sets(rec: TileRecognizer, seeds: list[int], family: str, tests: int) -> tuple:
@@ -182,6 +221,8 @@ def main() -> int:
         ("still, no hand, 4 turns", turned_probs, th_turns),
     ):
         rows.append(score(name, probs[still], fam.y[still], th))
+    sources = error_sources(live_probs, live_th, fam)
+    report["error_sources"] = [asdict(r) for r in sources]
     report["best_class"] = {
         "one pass": float((fam_probs.argmax(1) == fam.y)[shown].mean()),
         "four turns": float((turned_probs.argmax(1) == fam.y)[shown].mean()),
@@ -227,6 +268,10 @@ def main() -> int:
             f"confidence >= {th}: {100 * v['answered']:.2f}% of squares answered, "
             f"{100 * v['accuracy']:.3f}% of them right"
         )
+    print("\nWhere one frame's error is (second look, training families, visible squares):\n")
+    print("```")
+    print(format_table(sources))
+    print("```")
     report["speed"] = speed(rec)
     print("\n## Speed (1 thread, ms)\n")
     print("| what | median | p95 |\n|---|---|---|")

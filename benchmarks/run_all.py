@@ -122,7 +122,8 @@ def chosen_titles(prefixes: list[str]) -> list[str]:
 
 
 RERUN = "Sections run again"
-"""How the header's line naming the sections run again starts."""
+"""How the header's line naming the sections run again started, before each section
+run again said so itself (:func:`rerun_section`); :func:`splice` drops that line."""
 
 
 def file_sections(doc: str) -> tuple[str, dict[str, str]]:
@@ -131,18 +132,33 @@ def file_sections(doc: str) -> tuple[str, dict[str, str]]:
     return head, {part.split("\n", 1)[0]: "## " + part.rstrip("\n") + "\n" for part in parts}
 
 
-def splice(doc: str, sections: dict[str, str], note: str) -> str:
+def rerun_section(text: str, note: str) -> str:
+    r"""A section's ``text`` with ``note`` (when and where it ran, after the rest of the
+    file) under its command line: each section run again keeps its own machine, so a
+    later run of another section cannot take that away.
+
+    >>> print(rerun_section("## A\n\nCommand: `a` (1 s)\n\nfigures\n", "Run again."), end="")
+    ## A
+    <BLANKLINE>
+    Command: `a` (1 s)
+    <BLANKLINE>
+    Run again.
+    <BLANKLINE>
+    figures
+    """
+    title, command, rest = text.split("\n\n", 2)
+    return f"{title}\n\n{command}\n\n{note}\n\n{rest}"
+
+
+def splice(doc: str, sections: dict[str, str]) -> str:
     r"""``doc`` with each of ``sections`` (title -> its new text) written over the old
-    section of that title, and ``note`` (which sections were run when) after the line
-    that says how the file was written.
+    section of that title.
 
     >>> doc = "# Benchmarks\n\nWritten by x.\n\n## A\n\nold a\n\n## B\n\nold b\n"
-    >>> print(splice(doc, {"B": "## B\n\nnew b\n"}, "B rerun."), end="")
+    >>> print(splice(doc, {"B": "## B\n\nnew b\n"}), end="")
     # Benchmarks
     <BLANKLINE>
     Written by x.
-    <BLANKLINE>
-    B rerun.
     <BLANKLINE>
     ## A
     <BLANKLINE>
@@ -157,7 +173,6 @@ def splice(doc: str, sections: dict[str, str], note: str) -> str:
     if missing:
         raise ValueError(f"the file has no section {missing[0]!r} to write over")
     lines = [ln for ln in head.rstrip("\n").split("\n\n") if not ln.startswith(RERUN)]
-    lines.insert(1 + next(i for i, ln in enumerate(lines) if ln.startswith("Written by")), note)
     body = [sections.get(title, text) for title, text in old.items()]
     return "\n\n".join(lines) + "\n\n" + "\n".join(body)
 
@@ -195,11 +210,12 @@ def main() -> int:
     flags = " --quick" if args.quick else ""
     if titles:
         note = (
-            f"{RERUN} on {datetime.now(UTC):%Y-%m-%d} by `.venv/bin/python -m "
-            f"benchmarks.run_all{flags} --only ...`: " + "; ".join(titles) + ", on "
-            f"{machine()} (the machine can differ from the rest's)."
+            f"Run again on {datetime.now(UTC):%Y-%m-%d} by `.venv/bin/python -m "
+            f"benchmarks.run_all{flags} --only ...`, on {machine()} (the machine can "
+            "differ from the header's)."
         )
-        args.out.write_text(splice(doc, sections, note), encoding="utf-8")
+        sections = {title: rerun_section(text, note) for title, text in sections.items()}
+        args.out.write_text(splice(doc, sections), encoding="utf-8")
         print(f"wrote {len(titles)} section(s) of {args.out}", file=sys.stderr)
         return 0
     header = (

@@ -46,6 +46,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.training.space_to_depth",
         "calibration.board_finder",
         "benchmarks.run_all",
+        "benchmarks.bench_recognizer",
     ]
     for name in modules:
         result = doctest.testmod(importlib.import_module(name))

@@ -15,18 +15,26 @@ DOC = (
 
 def test_a_section_run_again_replaces_its_old_text_and_keeps_the_others() -> None:
     new = "## Tile recognition\n\nCommand: `t` (3 s)\n\nnew tiles\n"
-    first = run_all.splice(DOC, {"Tile recognition": new}, f"{run_all.RERUN} on day 1.")
+    first = run_all.splice(DOC, {"Tile recognition": run_all.rerun_section(new, "Run on day 1.")})
     assert "new tiles" in first and "old tiles" not in first
     assert "### Engine\n\nold engine" in first
-    assert first.index("Written by") < first.index("on day 1.") < first.index("Machine:")
-    # Run again later, the note is replaced, not stacked.
-    second = run_all.splice(first, {"Engine": "## Engine\n\nnew engine\n"}, f"{run_all.RERUN} 2.")
-    assert second.count(run_all.RERUN) == 1 and "new engine" in second and "new tiles" in second
+    assert first.index("Command: `t`") < first.index("Run on day 1.") < first.index("new tiles")
+    # Another section run again later keeps the first one's note.
+    second = run_all.splice(
+        first, {"Engine": run_all.rerun_section("## Engine\n\nCommand: `e`\n\nnew\n", "Day 2.")}
+    )
+    assert "Run on day 1." in second and "Day 2." in second and "new tiles" in second
+    assert second.index("## Engine") < second.index("Day 2.") < second.index("## Tile")
+
+
+def test_the_header_line_of_older_files_naming_sections_run_again_is_dropped() -> None:
+    old = DOC.replace("Machine: m.", f"{run_all.RERUN} on day 0: Engine.\n\nMachine: m.")
+    assert run_all.splice(old, {}) == DOC
 
 
 def test_a_section_the_file_lacks_is_refused() -> None:
     with pytest.raises(ValueError, match="no section 'Live pipeline'"):
-        run_all.splice(DOC, {"Live pipeline": "## Live pipeline\n"}, "x")
+        run_all.splice(DOC, {"Live pipeline": "## Live pipeline\n"})
 
 
 @pytest.mark.parametrize(
@@ -70,7 +78,8 @@ def test_sections_run_again_are_written_with_the_machine_they_ran_on(
     assert run_all.main() == 0
     text = out.read_text(encoding="utf-8")
     assert "new tiles" in text and "old tiles" not in text and "old engine" in text
-    note = next(line for line in text.split("\n\n") if line.startswith(run_all.RERUN))
-    assert note.endswith(
-        ": Tile recognition, on Some CPU, 2 cores (the machine can differ from the rest's)."
-    )
+    section = text[text.index("## Tile recognition") :]
+    note = section.split("\n\n")[2]
+    assert note.startswith("Run again on ") and "--only" in note
+    assert note.endswith("on Some CPU, 2 cores (the machine can differ from the header's).")
+    assert run_all.RERUN not in text
