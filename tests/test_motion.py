@@ -92,6 +92,9 @@ def test_something_left_on_the_border_stops_blocking_after_a_while() -> None:
         def read_board(self, image, corners, layout, **options):  # type: ignore[no-untyped-def]
             return {}
 
+        def read_board_with_crops(self, image, corners, layout, **options):  # type: ignore[no-untyped-def]
+            return {}, None
+
     pipeline = LivePipeline(NoReader())  # type: ignore[arg-type]
     pipeline.set_board_corners(CORNERS)
     t = 0.0

@@ -30,7 +30,7 @@ class TruthReader:
     """Reads each square from the simulator's truth, like a near-perfect classifier:
     a square a hand covers reads "covered"; readings carry a little noise."""
 
-    threshold = 0.99
+    threshold = threshold_all_turns = 0.99
     enrollment = None
 
     def __init__(self, seed: int = 0, confidence: float = 0.995) -> None:
@@ -59,6 +59,21 @@ class TruthReader:
             p[index] += self.confidence
             readings[square] = Reading(label_of(index), float(p[index]), p)
         return readings
+
+    def read_board_with_crops(
+        self, image: np.ndarray, corners: np.ndarray, layout: Layout, *, second_look: int = 0
+    ) -> tuple[dict[str, Reading], np.ndarray]:
+        # Stand-in crops: this reader reads the truth, not pixels, as last seen; each
+        # crop holds its square's number, which averaging and sharpening keep.
+        self.seen = image, corners, layout
+        numbers = np.arange(len(layout.squares), dtype=np.uint8)
+        crops = np.broadcast_to(numbers[:, None, None, None], (len(numbers), 8, 8, 3)).copy()
+        return self.read_board(image, corners, layout), crops
+
+    def read_crops(self, crops: np.ndarray, *, all_turns: bool = False) -> list[Reading]:
+        image, corners, layout = self.seen
+        readings = self.read_board(image, corners, layout)
+        return [readings[layout.squares[int(crop[0, 0, 0])]] for crop in crops]
 
 
 def table_with_truth_reader(  # type: ignore[no-untyped-def]
@@ -238,3 +253,51 @@ def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # t
     # Corners set by hand (the camera was moved): the picture is judged afresh.
     pipeline.set_board_corners(frame.truth.board_corners_distorted)
     assert pipeline.unread.tiles == 0 and pipeline.unread_advice() is None
+
+
+def test_tiles_left_in_doubt_are_read_again_through_the_frames_averaged() -> None:
+    from vision.stability import mean_crops
+
+    class Unsure(TruthReader):
+        """Reads the truth from each frame and its look unsure, sure of it only through a
+        steady view's frames averaged (the only crops read at four turns)."""
+
+        def __init__(self) -> None:
+            super().__init__(seed=0, confidence=0.9)
+            self.frames: list[np.ndarray] = []
+
+        def read_board_with_crops(self, image, corners, layout, *, second_look=0):  # type: ignore[no-untyped-def]
+            readings, crops = super().read_board_with_crops(
+                image, corners, layout, second_look=second_look
+            )
+            crops[:, 1, 1, 1] = 10 * (len(self.frames) % 3)  # each frame's crops its own
+            self.frames.append(crops)
+            return readings, crops
+
+        def read_crops(self, crops, *, all_turns=False):  # type: ignore[no-untyped-def]
+            readings = super().read_crops(crops, all_turns=all_turns)
+            return [sure(r) for r in readings] if all_turns else readings
+
+    def sure(reading: Reading) -> Reading:
+        p = np.full(len(LABELS), 1e-7)
+        p[LABELS.index(str(reading.label))] = 1 - 1e-7 * (len(LABELS) - 1)
+        return Reading(reading.label, float(p.max()), p)
+
+    reader = Unsure()
+    layout = Layout.load()
+    _, frames, _, _, runner = table_with_truth_reader(3, 1, reader)  # type: ignore[arg-type]
+    tiles: list[str] = []
+    for frame in itertools.islice(frames, 80):
+        reader.truth = frame.truth
+        report = runner.step(frame)
+        tiles = [s for s in layout.squares if frame.truth.position[s] is not None]
+        if report.view is not None and tiles:
+            break
+    view = report.view
+    assert view is not None and view.crops is not None and tiles
+    assert np.array_equal(view.crops, mean_crops(reader.frames[-view.frames :]))
+    # Each tile was left in doubt by the frames and the look, and is answered now; the
+    # empty squares, as unsure, are left as they were.
+    assert all(view.probabilities[s].max() >= reader.threshold for s in tiles)
+    empty = [s for s in layout.squares if s not in tiles]
+    assert all(view.probabilities[s].max() < reader.threshold for s in empty)

@@ -30,6 +30,7 @@ def test_doctests_of_engine_and_wiring() -> None:
         "setupcam.session",
         "vision.decoder",
         "vision.stability",
+        "vision.deblur",
         "vision.unread",
         "vision.motion",
         "vision.recognizer",

@@ -74,3 +74,24 @@ def test_pooled_readings_that_disagree_stay_unsure() -> None:
     # A class one reading rules out entirely is not revived; no division by zero.
     q = pooled(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
     assert np.isfinite(q).all() and np.isclose(q.sum(), 1.0)
+
+
+def test_a_view_averages_the_crops_of_its_frames() -> None:
+    tracker = StabilityTracker(settle_s=0.3)
+    views = []
+    for t in range(5):
+        crops = np.full((1, 2, 2, 3), 10 * t, np.uint8)
+        views.append(tracker.update(t / 10, frames([0]), obstructed=False, crops=crops))
+    view = next(v for v in views if v is not None)
+    assert view.frames == 4 and view.crops is not None
+    assert (view.crops == 15).all()  # frames 0, 10, 20, 30
+
+
+def test_a_view_has_no_crops_if_a_frame_came_without() -> None:
+    tracker = StabilityTracker(settle_s=0.3)
+    crops = np.zeros((1, 2, 2, 3), np.uint8)
+    for t in range(5):
+        given = None if t == 1 else crops
+        view = tracker.update(t / 10, frames([0]), obstructed=False, crops=given)
+        if view is not None:
+            assert view.crops is None

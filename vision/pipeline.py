@@ -18,13 +18,22 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from calibration.board_finder import BoardLocation, BoardLook, BoardTracker, manual_board, orient
+from calibration.board_finder import (
+    BoardLocation,
+    BoardLook,
+    BoardTracker,
+    board_width_px,
+    manual_board,
+    orient,
+)
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
+from vision.board_view import CROP_SPAN
+from vision.deblur import SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
-from vision.recognizer import Reading, TileRecognizer, small_board_advice
+from vision.recognizer import COVERED, Reading, TileRecognizer, small_board_advice
 from vision.sources import FrameSource, SourceFrame
 from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 from vision.unread import UnreadTiles
@@ -166,7 +175,7 @@ class LivePipeline:
             return FrameReport(
                 now, None, None, True, 0.0, board_state=self.board.state, timings_ms=timings
             )
-        readings = self.recognizer.read_board(
+        readings, crops = self.recognizer.read_board_with_crops(
             image, location.corners, self.layout, second_look=SECOND_LOOK_SQUARES
         )
         lap("read")
@@ -179,7 +188,7 @@ class LivePipeline:
         self._note_touched_squares()
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
-        view = self.stability.update(now, probabilities, obstructed)
+        view = self.stability.update(now, probabilities, obstructed, crops)
         if view is not None:
             view = self._second_look(view, image, location.corners)
             self.unread.add(view.probabilities, self.recognizer.threshold)
@@ -207,15 +216,54 @@ class LivePipeline:
     def _second_look(self, view: StableView, image: np.ndarray, corners: np.ndarray) -> StableView:
         """A steady view is what gets decided, so it is worth a closer look: the squares
         read again at all four quarter turns (four times the work of a frame's reading,
-        spent once per steady moment), pooled with the frames' readings."""
-        turned = self.recognizer.read_board(image, corners, self.layout, all_turns=True)
+        spent once per steady moment), pooled with the frames' readings. Tiles still in
+        doubt get one more look, through the view's frames averaged (:meth:`_through_frames`)."""
+        looks = self.recognizer.read_board(image, corners, self.layout, all_turns=True)
         probabilities = {
-            s: pooled(p, turned[s].probabilities) if s in turned else p
+            s: pooled(p, looks[s].probabilities) if s in looks else p
             for s, p in view.probabilities.items()
         }
+        if view.crops is not None:
+            probabilities.update(self._through_frames(view, probabilities, corners))
         view = replace(view, probabilities=probabilities)
         self.stability.current_view = view  # what the dashboard and a new game start from
         return view
+
+    def _through_frames(
+        self, view: StableView, probabilities: dict[str, np.ndarray], corners: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """The squares the look left in doubt with a tile on them, read from the view's
+        frames' crops averaged (quieter than one frame; a camera that smears every frame
+        its own way leaves a round blur), as they are and with a round smear of each
+        length of :data:`vision.deblur.SMEAR_PX` taken out; pooled with the frames'
+        readings. The readings that answer most of them are kept, and only the squares
+        they answer: the others stay as they were (models/README.md, "Session 32")."""
+        assert view.crops is not None
+        threshold = self.recognizer.threshold_all_turns
+        squares = self.layout.squares
+        doubtful = [
+            i
+            for i, s in enumerate(squares)
+            if probabilities[s].max() < threshold
+            and int(probabilities[s].argmax()) not in (EMPTY, COVERED)
+        ]
+        if not doubtful:
+            return {}
+        averaged = view.crops[doubtful]
+        # The smear is the camera's, in the frame's pixels; the crops are at their own scale.
+        crop_px_per_px = averaged.shape[1] / (CROP_SPAN * board_width_px(corners))
+        best: dict[str, np.ndarray] = {}
+        for length in (0.0, *SMEAR_PX):
+            crops = unsmeared(averaged, length * crop_px_per_px) if length else averaged
+            looks = self.recognizer.read_crops(crops, all_turns=True)
+            answered = {}
+            for i, look in zip(doubtful, looks, strict=True):
+                p = pooled(view.probabilities[squares[i]], look.probabilities)
+                if p.max() >= threshold:
+                    answered[squares[i]] = p
+            if len(answered) > len(best):
+                best = answered
+        return best
 
     def _hand_over_border(self, now: float, moving: bool) -> bool:
         """An arm over the border, unless that "arm" has held perfectly still so long

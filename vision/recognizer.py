@@ -489,6 +489,20 @@ class TileRecognizer:
         """The classifier's input crops of every square (layout order)."""
         return square_crops(image, corners, layout, self.crop_px, self.info.crop_span)
 
+    def read_board_with_crops(
+        self,
+        image: np.ndarray,
+        corners: np.ndarray,
+        layout: Layout,
+        *,
+        second_look: int = 0,
+    ) -> tuple[dict[str, Reading], np.ndarray]:
+        """:meth:`read_board` in one pass (and ``second_look``), with the crops it read
+        (layout order): the live pipeline averages a steady view's crops."""
+        crops = self.crops(image, corners, layout)
+        readings = self.read_crops(crops, second_look=second_look)
+        return dict(zip(layout.squares, readings, strict=True)), crops
+
     def read_board(
         self,
         image: np.ndarray,

@@ -46,13 +46,29 @@ def pooled(*readings: np.ndarray) -> np.ndarray:
     return product / product.sum(axis=-1, keepdims=True)
 
 
+def mean_crops(crops: list[np.ndarray]) -> np.ndarray:
+    """The squares' crops of several frames of a still board, averaged pixel by pixel
+    (rounded, ``uint8``). The crops follow the board found in each frame, so they line
+    up; their noise averages out, and a camera that smears every frame a different way
+    leaves a round blur rather than one streak (models/README.md, "Session 32").
+
+    >>> a, b = np.zeros((1, 2, 2, 3), np.uint8), np.full((1, 2, 2, 3), 255, np.uint8)
+    >>> int(mean_crops([a, b, b])[0, 0, 0, 0])
+    170
+    """
+    total = np.sum(crops, axis=0, dtype=np.float32)
+    return np.rint(total / len(crops)).astype(np.uint8)
+
+
 @dataclass(frozen=True)
 class StableView:
-    """The board's readings, pooled over a still, unobstructed moment."""
+    """The board's readings, pooled over a still, unobstructed moment, and, when the
+    frames' crops were given, those crops averaged over it (:func:`mean_crops`)."""
 
     time: float
     probabilities: Mapping[str, np.ndarray]
     frames: int
+    crops: np.ndarray | None = None
 
 
 class StabilityTracker:
@@ -60,7 +76,7 @@ class StabilityTracker:
 
     def __init__(self, settle_s: float = SETTLE_S) -> None:
         self.settle_s = settle_s
-        self._window: deque[tuple[float, Mapping[str, np.ndarray]]] = deque()
+        self._window: deque[tuple[float, Mapping[str, np.ndarray], np.ndarray | None]] = deque()
         self._emitted = False
         self.current_view: StableView | None = None
         """The view emitted for the current still moment, until something moves."""
@@ -76,15 +92,20 @@ class StabilityTracker:
         return bool(self._window) and not self._emitted
 
     def update(
-        self, time: float, probabilities: Mapping[str, np.ndarray] | None, obstructed: bool
+        self,
+        time: float,
+        probabilities: Mapping[str, np.ndarray] | None,
+        obstructed: bool,
+        crops: np.ndarray | None = None,
     ) -> StableView | None:
-        """Feed one frame; returns a view once per still moment, else None."""
+        """Feed one frame (and its squares' ``crops``, in the readings' order); returns a
+        view once per still moment, else None."""
         if probabilities is None or obstructed:
             self.reset()
             return None
         # A reading flickering between two classes is not the board changing (motion
         # and hands are what say that): it is pooled over the window, not waited out.
-        self._window.append((time, probabilities))
+        self._window.append((time, probabilities, crops))
         while self._window and time - self._window[0][0] > MAX_POOL_S:
             self._window.popleft()
         if self._emitted or time - self._window[0][0] < self.settle_s:
@@ -92,5 +113,7 @@ class StabilityTracker:
         self._emitted = True
         squares = list(probabilities)
         view = {s: pooled(*(frame[1][s] for frame in self._window)) for s in squares}
-        self.current_view = StableView(time, view, len(self._window))
+        crops_seen = [frame[2] for frame in self._window if frame[2] is not None]
+        mean = mean_crops(crops_seen) if len(crops_seen) == len(self._window) else None
+        self.current_view = StableView(time, view, len(self._window), mean)
         return self.current_view
