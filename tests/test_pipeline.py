@@ -70,6 +70,9 @@ class TruthReader:
         crops = np.broadcast_to(numbers[:, None, None, None], (len(numbers), 8, 8, 3)).copy()
         return self.read_board(image, corners, layout), crops
 
+    def crop_px_per_px(self, corners: np.ndarray) -> float:
+        return 1.0
+
     def read_crops(self, crops: np.ndarray, *, all_turns: bool = False) -> list[Reading]:
         image, corners, layout = self.seen
         readings = self.read_board(image, corners, layout)

@@ -22,14 +22,12 @@ from calibration.board_finder import (
     BoardLocation,
     BoardLook,
     BoardTracker,
-    board_width_px,
     manual_board,
     orient,
 )
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
-from vision.board_view import CROP_SPAN
 from vision.deblur import SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
@@ -251,7 +249,7 @@ class LivePipeline:
             return {}
         averaged = view.crops[doubtful]
         # The smear is the camera's, in the frame's pixels; the crops are at their own scale.
-        crop_px_per_px = averaged.shape[1] / (CROP_SPAN * board_width_px(corners))
+        crop_px_per_px = self.recognizer.crop_px_per_px(corners)
         best: dict[str, np.ndarray] = {}
         for length in (0.0, *SMEAR_PX):
             crops = unsmeared(averaged, length * crop_px_per_px) if length else averaged

@@ -489,18 +489,24 @@ class TileRecognizer:
         """The classifier's input crops of every square (layout order)."""
         return square_crops(image, corners, layout, self.crop_px, self.info.crop_span)
 
+    def crop_px_per_px(self, corners: np.ndarray) -> float:
+        """Crop pixels per frame pixel on the board with ``corners``: how large a smear
+        of the frame is in its crops."""
+        return self.crop_px / (self.info.crop_span * board_width_px(corners))
+
     def read_board_with_crops(
         self,
         image: np.ndarray,
         corners: np.ndarray,
         layout: Layout,
         *,
+        all_turns: bool = False,
         second_look: int = 0,
     ) -> tuple[dict[str, Reading], np.ndarray]:
-        """:meth:`read_board` in one pass (and ``second_look``), with the crops it read
-        (layout order): the live pipeline averages a steady view's crops."""
+        """:meth:`read_board`, with the crops it read (layout order): the live pipeline
+        averages a steady view's crops."""
         crops = self.crops(image, corners, layout)
-        readings = self.read_crops(crops, second_look=second_look)
+        readings = self.read_crops(crops, all_turns=all_turns, second_look=second_look)
         return dict(zip(layout.squares, readings, strict=True)), crops
 
     def read_board(
@@ -514,9 +520,10 @@ class TileRecognizer:
     ) -> dict[str, Reading]:
         """Read every square of ``layout`` on the board with ``corners`` (NW, NE, SE,
         SW); ``all_turns`` and ``second_look`` as in :meth:`read_crops`."""
-        crops = self.crops(image, corners, layout)
-        readings = self.read_crops(crops, all_turns=all_turns, second_look=second_look)
-        return dict(zip(layout.squares, readings, strict=True))
+        readings, _ = self.read_board_with_crops(
+            image, corners, layout, all_turns=all_turns, second_look=second_look
+        )
+        return readings
 
 
 def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -> None:

@@ -5,7 +5,7 @@ players about it rather than guess. But when steady view after steady view leave
 many tiles "?", the players keep being asked, and the cause is nearly always the
 set-up, which only they can fix: a tile set that was never enrolled, or a smeared or
 soft picture (a camera that shakes, a long exposure in dim light, a lens out of
-focus). In the simulator one game in ten has a camera that smears every frame; there
+focus). In the simulator about one game in sixteen has a camera that smears every frame; there
 an enrolled set's steady views leave half its tiles or more "?" and many of its turns
 go to the players, while the other games leave almost none (models/README.md,
 "Session 31").
