@@ -258,12 +258,10 @@ def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # t
     assert pipeline.unread.tiles == 0 and pipeline.unread_advice() is None
 
 
-def test_tiles_left_in_doubt_are_read_again_through_the_frames_averaged() -> None:
-    from vision.stability import mean_crops
-
+def test_tiles_left_in_doubt_are_read_again_through_the_frames_together() -> None:
     class Unsure(TruthReader):
         """Reads the truth from each frame and its look unsure, sure of it only through a
-        steady view's frames averaged (the only crops read at four turns)."""
+        steady view's frames taken together (the only crops read at four turns)."""
 
         def __init__(self) -> None:
             super().__init__(seed=0, confidence=0.9)
@@ -297,8 +295,9 @@ def test_tiles_left_in_doubt_are_read_again_through_the_frames_averaged() -> Non
         if report.view is not None and tiles:
             break
     view = report.view
-    assert view is not None and view.crops is not None and tiles
-    assert np.array_equal(view.crops, mean_crops(reader.frames[-view.frames :]))
+    assert view is not None and view.frame_crops is not None and tiles
+    kept = reader.frames[-view.frames :]
+    assert all(np.array_equal(a, b) for a, b in zip(view.frame_crops, kept, strict=True))
     # Each tile was left in doubt by the frames and the look, and is answered now; the
     # empty squares, as unsure, are left as they were.
     assert all(view.probabilities[s].max() >= reader.threshold for s in tiles)

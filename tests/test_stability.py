@@ -76,15 +76,15 @@ def test_pooled_readings_that_disagree_stay_unsure() -> None:
     assert np.isfinite(q).all() and np.isclose(q.sum(), 1.0)
 
 
-def test_a_view_averages_the_crops_of_its_frames() -> None:
+def test_a_view_keeps_the_crops_of_its_frames_oldest_first() -> None:
     tracker = StabilityTracker(settle_s=0.3)
     views = []
     for t in range(5):
         crops = np.full((1, 2, 2, 3), 10 * t, np.uint8)
         views.append(tracker.update(t / 10, frames([0]), obstructed=False, crops=crops))
     view = next(v for v in views if v is not None)
-    assert view.frames == 4 and view.crops is not None
-    assert (view.crops == 15).all()  # frames 0, 10, 20, 30
+    assert view.frames == 4 and view.frame_crops is not None
+    assert [int(c[0, 0, 0, 0]) for c in view.frame_crops] == [0, 10, 20, 30]
 
 
 def test_a_view_has_no_crops_if_a_frame_came_without() -> None:
@@ -94,4 +94,4 @@ def test_a_view_has_no_crops_if_a_frame_came_without() -> None:
         given = None if t == 1 else crops
         view = tracker.update(t / 10, frames([0]), obstructed=False, crops=given)
         if view is not None:
-            assert view.crops is None
+            assert view.frame_crops is None

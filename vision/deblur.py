@@ -2,7 +2,7 @@
 
 A camera that smears every frame (a wobbly mount, a table bumped all game long) drags
 each frame's picture a few pixels in its own direction. A steady view's crops averaged
-over its frames (:func:`vision.stability.mean_crops`) then hold those streaks laid over
+over its frames (:func:`vision.burst.averaged`) then hold those streaks laid over
 one another: a round blur whose size is the smear's length, with far less noise than
 any one frame. A round blur of known size can be undone (a Wiener filter), and the
 averaging is what makes that stable. The length is not known, so the live pipeline
@@ -22,6 +22,10 @@ import numpy as np
 
 SMEAR_PX = (3.0, 4.5, 6.0, 7.5)
 """Smear lengths tried, in the frame's pixels (the simulator's cameras smear 3-7 px)."""
+
+LEFT_SMEAR_PX = (1.5, 2.5, 3.5)
+"""Round smears tried on a burst's accumulated picture (:func:`vision.burst.accumulated`),
+in the frame's pixels: it keeps the least smeared frame per detail, but not unsmeared."""
 
 NOISE_TO_SIGNAL = 0.02
 """The Wiener filter's noise-to-signal ratio: averaged crops are quiet, but not clean."""

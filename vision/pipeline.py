@@ -28,7 +28,8 @@ from calibration.board_finder import (
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
-from vision.deblur import SMEAR_PX, unsmeared
+from vision.burst import accumulated, averaged, registered
+from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
 from vision.recognizer import COVERED, Reading, TileRecognizer, small_board_advice
@@ -215,13 +216,13 @@ class LivePipeline:
         """A steady view is what gets decided, so it is worth a closer look: the squares
         read again at all four quarter turns (four times the work of a frame's reading,
         spent once per steady moment), pooled with the frames' readings. Tiles still in
-        doubt get one more look, through the view's frames averaged (:meth:`_through_frames`)."""
+        doubt get one more look, through the view's frames together (:meth:`_through_frames`)."""
         looks = self.recognizer.read_board(image, corners, self.layout, all_turns=True)
         probabilities = {
             s: pooled(p, looks[s].probabilities) if s in looks else p
             for s, p in view.probabilities.items()
         }
-        if view.crops is not None:
+        if view.frame_crops is not None:
             probabilities.update(self._through_frames(view, probabilities, corners))
         view = replace(view, probabilities=probabilities)
         self.stability.current_view = view  # what the dashboard and a new game start from
@@ -231,12 +232,15 @@ class LivePipeline:
         self, view: StableView, probabilities: dict[str, np.ndarray], corners: np.ndarray
     ) -> dict[str, np.ndarray]:
         """The squares the look left in doubt with a tile on them, read from the view's
-        frames' crops averaged (quieter than one frame; a camera that smears every frame
-        its own way leaves a round blur), as they are and with a round smear of each
-        length of :data:`vision.deblur.SMEAR_PX` taken out; pooled with the frames'
-        readings. The readings that answer most of them are kept, and only the squares
-        they answer: the others stay as they were (models/README.md, "Session 32")."""
-        assert view.crops is not None
+        frames' crops lined up and taken together (:mod:`vision.burst`): averaged
+        (quieter than one frame; a camera that smears every frame its own way leaves a
+        round blur), as they are and with a round smear of each length of
+        :data:`vision.deblur.SMEAR_PX` taken out; and merged by burst accumulation (the
+        sharpest frame at each detail), as it is and with what is left of the smear
+        (:data:`vision.deblur.LEFT_SMEAR_PX`) taken out. Each is pooled with the frames'
+        readings. The pictures that answer most of them are kept, and only the squares
+        they answer: the others stay as they were (models/README.md, "Sessions 32-33")."""
+        assert view.frame_crops is not None
         threshold = self.recognizer.threshold_all_turns
         squares = self.layout.squares
         doubtful = [
@@ -247,20 +251,27 @@ class LivePipeline:
         ]
         if not doubtful:
             return {}
-        averaged = view.crops[doubtful]
+        # Lined up on all the squares (the surest shift), then only the doubtful looked at.
+        frames = [crops[doubtful] for crops in registered(list(view.frame_crops))]
+        mean, sharpest = averaged(frames), accumulated(frames)
         # The smear is the camera's, in the frame's pixels; the crops are at their own scale.
         crop_px_per_px = self.recognizer.crop_px_per_px(corners)
+        pictures = [
+            (mean, (0.0, *SMEAR_PX)),
+            (sharpest, (0.0, *LEFT_SMEAR_PX)),
+        ]
         best: dict[str, np.ndarray] = {}
-        for length in (0.0, *SMEAR_PX):
-            crops = unsmeared(averaged, length * crop_px_per_px) if length else averaged
-            looks = self.recognizer.read_crops(crops, all_turns=True)
-            answered = {}
-            for i, look in zip(doubtful, looks, strict=True):
-                p = pooled(view.probabilities[squares[i]], look.probabilities)
-                if p.max() >= threshold:
-                    answered[squares[i]] = p
-            if len(answered) > len(best):
-                best = answered
+        for picture, lengths in pictures:
+            for length in lengths:
+                crops = unsmeared(picture, length * crop_px_per_px) if length else picture
+                looks = self.recognizer.read_crops(crops, all_turns=True)
+                answered = {}
+                for i, look in zip(doubtful, looks, strict=True):
+                    p = pooled(view.probabilities[squares[i]], look.probabilities)
+                    if p.max() >= threshold:
+                        answered[squares[i]] = p
+                if len(answered) > len(best):
+                    best = answered
         return best
 
     def _hand_over_border(self, now: float, moving: bool) -> bool:

@@ -46,29 +46,16 @@ def pooled(*readings: np.ndarray) -> np.ndarray:
     return product / product.sum(axis=-1, keepdims=True)
 
 
-def mean_crops(crops: list[np.ndarray]) -> np.ndarray:
-    """The squares' crops of several frames of a still board, averaged pixel by pixel
-    (rounded, ``uint8``). The crops follow the board found in each frame, so they line
-    up; their noise averages out, and a camera that smears every frame a different way
-    leaves a round blur rather than one streak (models/README.md, "Session 32").
-
-    >>> a, b = np.zeros((1, 2, 2, 3), np.uint8), np.full((1, 2, 2, 3), 255, np.uint8)
-    >>> int(mean_crops([a, b, b])[0, 0, 0, 0])
-    170
-    """
-    total = np.sum(crops, axis=0, dtype=np.float32)
-    return np.rint(total / len(crops)).astype(np.uint8)
-
-
 @dataclass(frozen=True)
 class StableView:
     """The board's readings, pooled over a still, unobstructed moment, and, when the
-    frames' crops were given, those crops averaged over it (:func:`mean_crops`)."""
+    frames' crops were given, each frame's crops (oldest first), to look through again
+    (:mod:`vision.burst`)."""
 
     time: float
     probabilities: Mapping[str, np.ndarray]
     frames: int
-    crops: np.ndarray | None = None
+    frame_crops: tuple[np.ndarray, ...] | None = None
 
 
 class StabilityTracker:
@@ -113,7 +100,7 @@ class StabilityTracker:
         self._emitted = True
         squares = list(probabilities)
         view = {s: pooled(*(frame[1][s] for frame in self._window)) for s in squares}
-        crops_seen = [frame[2] for frame in self._window if frame[2] is not None]
-        mean = mean_crops(crops_seen) if len(crops_seen) == len(self._window) else None
-        self.current_view = StableView(time, view, len(self._window), mean)
+        crops_seen = tuple(frame[2] for frame in self._window if frame[2] is not None)
+        whole = crops_seen if len(crops_seen) == len(self._window) else None
+        self.current_view = StableView(time, view, len(self._window), whole)
         return self.current_view
