@@ -23,6 +23,7 @@ from vision.decoder import COVERED, EMPTY, LABELS
 from vision.pipeline import LivePipeline, PipelineRunner
 from vision.recognizer import Reading, label_of
 from vision.sim_source import SimulatedTableSource
+from vision.stability import LONGER_LOOK_S, SETTLE_S
 from vision.unread import MIN_TILES
 
 
@@ -303,3 +304,24 @@ def test_tiles_left_in_doubt_are_read_again_through_the_frames_together() -> Non
     assert all(view.probabilities[s].max() >= reader.threshold for s in tiles)
     empty = [s for s in layout.squares if s not in tiles]
     assert all(view.probabilities[s].max() < reader.threshold for s in empty)
+
+
+@pytest.mark.parametrize("confidence", [0.995, 0.9])
+def test_a_view_left_in_doubt_is_looked_at_longer_once(confidence: float) -> None:
+    reader = TruthReader(seed=0, confidence=confidence)
+    source, frames, _, _, runner = table_with_truth_reader(3, 1, reader)
+    views = []
+    for frame in itertools.islice(frames, 120):
+        reader.truth = frame.truth
+        report = runner.step(frame)
+        if report.view is not None:
+            views.append(report.view)
+    assert views
+    fps = source.fps
+    settled, longer = SETTLE_S * fps, LONGER_LOOK_S * fps
+    if confidence > reader.threshold:
+        # A sure view is decided as soon as the board has settled.
+        assert all(v.frames <= settled + 2 < longer for v in views)
+    else:
+        # A doubtful one waits for nearly a second of frames, and then is decided as it is.
+        assert all(v.frames >= longer for v in views)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -190,7 +190,11 @@ class LivePipeline:
         view = self.stability.update(now, probabilities, obstructed, crops)
         if view is not None:
             view = self._second_look(view, image, location.corners)
-            self.unread.add(view.probabilities, self.recognizer.threshold)
+            if self._worth_a_longer_look(view):
+                self.stability.look_longer()
+                view = None
+            else:
+                self.unread.add(view.probabilities, self.recognizer.threshold)
         decision = self._decide(view)
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now
@@ -243,12 +247,7 @@ class LivePipeline:
         assert view.frame_crops is not None
         threshold = self.recognizer.threshold_all_turns
         squares = self.layout.squares
-        doubtful = [
-            i
-            for i, s in enumerate(squares)
-            if probabilities[s].max() < threshold
-            and int(probabilities[s].argmax()) not in (EMPTY, COVERED)
-        ]
+        doubtful = self._doubtful_tiles(probabilities)
         if not doubtful:
             return {}
         # Lined up on all the squares (the surest shift), then only the doubtful looked at.
@@ -273,6 +272,27 @@ class LivePipeline:
                 if len(answered) > len(best):
                     best = answered
         return best
+
+    def _doubtful_tiles(self, probabilities: Mapping[str, np.ndarray]) -> list[int]:
+        """The squares (indices in the layout's order) whose best class is a tile, held
+        below the four-turn "?" threshold."""
+        return [
+            i
+            for i, s in enumerate(self.layout.squares)
+            if probabilities[s].max() < self.recognizer.threshold_all_turns
+            and int(probabilities[s].argmax()) not in (EMPTY, COVERED)
+        ]
+
+    def _worth_a_longer_look(self, view: StableView) -> bool:
+        """A view that still leaves tiles in doubt is taken back, once, to be looked at
+        again over nearly a second of frames: burst accumulation reads a camera that
+        smears every frame far better from 15 frames than from 6 (models/README.md,
+        "Session 33"). A sure view is decided at once."""
+        return (
+            view.frame_crops is not None
+            and not self.stability.looked_longer
+            and bool(self._doubtful_tiles(view.probabilities))
+        )
 
     def _hand_over_border(self, now: float, moving: bool) -> bool:
         """An arm over the border, unless that "arm" has held perfectly still so long

@@ -25,6 +25,9 @@ SETTLE_S = 0.35
 """How long the board must stay still and unobstructed before a view counts."""
 MAX_POOL_S = 1.0
 """Readings older than this are not pooled into the view."""
+LONGER_LOOK_S = 0.9
+"""How long the board must stay still for a view taken back for a longer look
+(:meth:`StabilityTracker.look_longer`): nearly the whole pool of frames."""
 
 
 def pooled(*readings: np.ndarray) -> np.ndarray:
@@ -65,13 +68,40 @@ class StabilityTracker:
         self.settle_s = settle_s
         self._window: deque[tuple[float, Mapping[str, np.ndarray], np.ndarray | None]] = deque()
         self._emitted = False
+        self._looking_longer = False
         self.current_view: StableView | None = None
         """The view emitted for the current still moment, until something moves."""
 
     def reset(self) -> None:
         self._window.clear()
         self._emitted = False
+        self._looking_longer = False
         self.current_view = None
+
+    @property
+    def looked_longer(self) -> bool:
+        """True once this still moment's view was taken back for a longer look."""
+        return self._looking_longer
+
+    def look_longer(self) -> None:
+        """Take back the view just emitted: the board must stay still until the window
+        spans :data:`LONGER_LOOK_S`, and then the view comes again, over all those
+        frames. Once per still moment; for a view that left tiles in doubt, as more
+        frames of a camera that smears every frame read better together
+        (models/README.md, "Session 33").
+
+        >>> tracker = StabilityTracker(settle_s=0.3)
+        >>> probs = {"b2": np.eye(3)[0]}
+        >>> views = [tracker.update(t / 10, probs, obstructed=False) for t in range(4)]
+        >>> views[-1].frames
+        4
+        >>> tracker.look_longer()
+        >>> later = [tracker.update(t / 10, probs, obstructed=False) for t in range(4, 12)]
+        >>> [v.frames for v in later if v is not None]
+        [10]
+        """
+        self._emitted = False
+        self._looking_longer = True
 
     @property
     def settling(self) -> bool:
@@ -95,7 +125,8 @@ class StabilityTracker:
         self._window.append((time, probabilities, crops))
         while self._window and time - self._window[0][0] > MAX_POOL_S:
             self._window.popleft()
-        if self._emitted or time - self._window[0][0] < self.settle_s:
+        settle_s = LONGER_LOOK_S if self._looking_longer else self.settle_s
+        if self._emitted or time - self._window[0][0] < settle_s - 1e-9:
             return None
         self._emitted = True
         squares = list(probabilities)
