@@ -1,7 +1,8 @@
-"""Shared test helpers: build positions from short strings."""
+"""Shared test helpers: build positions from short strings; rendered tiles' crops."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine import Layout, Position, Seats
@@ -21,3 +22,18 @@ def layout() -> Layout:
 @pytest.fixture
 def four_seats() -> Seats:
     return Seats.parse("S=red,W=green,N=yellow,E=purple")
+
+
+@pytest.fixture(scope="session")
+def four_tile_crops() -> np.ndarray:
+    """Four tiles' crops from a rendered table (bold art), as the recognizer cuts them."""
+    from vision.recognizer import TileRecognizer
+    from vision.synth import random_scene, render_frame
+    from vision.training_data import crop_labels
+
+    layout = Layout.load()
+    frame = render_frame(random_scene(np.random.default_rng(3), family="bold"), 0)
+    crops = TileRecognizer.load().crops(frame.image, frame.truth.board_corners_distorted, layout)
+    tiles = np.flatnonzero(np.array(crop_labels(frame, layout)) < 50)[:4]
+    assert len(tiles) == 4
+    return crops[tiles]

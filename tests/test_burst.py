@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-
 import cv2
 import numpy as np
 import pytest
 
-from engine import Layout
 from vision.burst import accumulated, averaged, registered, shift_of, smeared
-from vision.recognizer import TileRecognizer
-from vision.synth import random_scene, render_frame
-from vision.training_data import crop_labels
-
-
-@functools.cache
-def tile_crops() -> np.ndarray:
-    """Four tiles' crops from a rendered table, as the recognizer cuts them."""
-    rec = TileRecognizer.load()
-    layout = Layout.load()
-    frame = render_frame(random_scene(np.random.default_rng(3), family="bold"), 0)
-    crops = rec.crops(frame.image, frame.truth.board_corners_distorted, layout)
-    tiles = np.flatnonzero(np.array(crop_labels(frame, layout)) < 50)[:4]
-    assert len(tiles) == 4
-    return crops[tiles]
 
 
 def moved(crops: np.ndarray, dx: float, dy: float) -> np.ndarray:
@@ -39,14 +21,16 @@ def off(crops: np.ndarray, original: np.ndarray) -> float:
 
 
 @pytest.mark.parametrize(("dx", "dy"), [(1.5, -0.5), (-2.0, 1.0), (0.0, 2.5)])
-def test_a_frames_shift_is_found_to_a_fraction_of_a_pixel(dx: float, dy: float) -> None:
-    crops = tile_crops()
+def test_a_frames_shift_is_found_to_a_fraction_of_a_pixel(
+    dx: float, dy: float, four_tile_crops: np.ndarray
+) -> None:
+    crops = four_tile_crops
     found = shift_of(moved(crops, dx, dy), crops)
     assert abs(found[0] - dx) < 0.3 and abs(found[1] - dy) < 0.3
 
 
-def test_frames_found_a_little_off_are_lined_up_on_the_last() -> None:
-    crops = tile_crops()
+def test_frames_found_a_little_off_are_lined_up_on_the_last(four_tile_crops: np.ndarray) -> None:
+    crops = four_tile_crops
     frames = [moved(crops, 1.5, -1.0), moved(crops, -2.0, 0.5), crops]
     lined_up = registered(frames)
     assert lined_up[-1] is crops
@@ -54,8 +38,8 @@ def test_frames_found_a_little_off_are_lined_up_on_the_last() -> None:
         assert off(after, crops) < off(before, crops) / 2
 
 
-def test_one_frame_or_the_same_frame_again_is_kept_as_it_is() -> None:
-    crops = tile_crops()
+def test_one_frame_or_the_same_frame_again_is_kept_as_it_is(four_tile_crops: np.ndarray) -> None:
+    crops = four_tile_crops
     assert np.array_equal(registered([crops])[0], crops)
     assert np.abs(accumulated([crops]).astype(int) - crops).max() <= 1
     assert np.abs(accumulated([crops, crops, crops]).astype(int) - crops).max() <= 1
@@ -63,8 +47,10 @@ def test_one_frame_or_the_same_frame_again_is_kept_as_it_is() -> None:
     assert np.array_equal(accumulated([flat, flat]), flat)  # nothing to weigh: no NaN
 
 
-def test_frames_smeared_each_its_own_way_merge_sharper_than_their_average() -> None:
-    crops = tile_crops()
+def test_frames_smeared_each_its_own_way_merge_sharper_than_their_average(
+    four_tile_crops: np.ndarray,
+) -> None:
+    crops = four_tile_crops
     angles = np.random.default_rng(0).uniform(0, 180, 6)
     frames = [smeared(crops, 7, float(a)) for a in angles]
     merged = accumulated(frames)
