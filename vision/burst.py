@@ -24,6 +24,8 @@ The live pipeline reads the squares a steady view leaves in doubt through this p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -33,6 +35,10 @@ POWER = 11.0
 SMOOTHING = 2.0
 """Gaussian smoothing of the frames' spectra before they are weighed, in frequency bins:
 one frame's noise must not win a frequency by chance."""
+
+MAX_FRAMES = 15
+"""Frames taken together at most (a second of a 15 fps camera): a faster camera's frames
+are thinned, so that a steady view's look stays a fraction of a second."""
 
 _MARGIN = 16
 """Pixels of mirrored border at least, around a crop while it is transformed, against
@@ -93,6 +99,17 @@ def shift_of(crops: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     (dx, dy), _ = cv2.phaseCorrelate(ref, _mosaic(crops), window)
     (rx, ry), _ = cv2.phaseCorrelate(ref, _mosaic(_moved(crops, -dx, -dy)), window)
     return dx + rx, dy + ry
+
+
+def burst_of(frames: Sequence[np.ndarray], most: int = MAX_FRAMES) -> list[np.ndarray]:
+    """At most ``most`` of ``frames``, evenly spread, the last among them.
+
+    >>> [int(f[0]) for f in burst_of([np.array([i]) for i in range(30)], 4)]
+    [0, 10, 19, 29]
+    """
+    if len(frames) <= most:
+        return list(frames)
+    return [frames[int(i)] for i in np.linspace(0, len(frames) - 1, most).round()]
 
 
 def registered(frames: list[np.ndarray]) -> list[np.ndarray]:

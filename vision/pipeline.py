@@ -28,7 +28,7 @@ from calibration.board_finder import (
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
 from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
-from vision.burst import accumulated, averaged, registered
+from vision.burst import accumulated, averaged, burst_of, registered
 from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
@@ -251,7 +251,7 @@ class LivePipeline:
         if not doubtful:
             return {}
         # Lined up on all the squares (the surest shift), then only the doubtful looked at.
-        frames = [crops[doubtful] for crops in registered(list(view.frame_crops))]
+        frames = [crops[doubtful] for crops in registered(burst_of(view.frame_crops))]
         mean, sharpest = averaged(frames), accumulated(frames)
         # The smear is the camera's, in the frame's pixels; the crops are at their own scale.
         crop_px_per_px = self.recognizer.crop_px_per_px(corners)
