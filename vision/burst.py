@@ -24,10 +24,12 @@ The live pipeline reads the squares a steady view leaves in doubt through this p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import cv2
 import numpy as np
+import scipy.fft
 
 POWER = 11.0
 """How strongly the strongest frame wins a frequency (the paper's p; 0 is the average)."""
@@ -81,6 +83,11 @@ def _moved(crops: np.ndarray, dx: float, dy: float) -> np.ndarray:
     return np.stack([cv2.warpAffine(c, shift, size, borderMode=cv2.BORDER_REFLECT) for c in crops])
 
 
+@functools.lru_cache(maxsize=8)
+def _window(shape: tuple[int, int]) -> np.ndarray:
+    return cv2.createHanningWindow(shape[::-1], cv2.CV_32F)
+
+
 def shift_of(crops: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     """How far (x, y, in crop pixels) ``crops`` lie from ``reference``, all squares
     together, by phase correlation. Its peak is placed a little short of a shift
@@ -95,7 +102,7 @@ def shift_of(crops: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     [2, 1]
     """
     ref = _mosaic(reference)
-    window = cv2.createHanningWindow(ref.shape[::-1], cv2.CV_32F)
+    window = _window(ref.shape)
     (dx, dy), _ = cv2.phaseCorrelate(ref, _mosaic(crops), window)
     (rx, ry), _ = cv2.phaseCorrelate(ref, _mosaic(_moved(crops, -dx, -dy)), window)
     return dx + rx, dy + ry
@@ -112,14 +119,15 @@ def burst_of(frames: Sequence[np.ndarray], most: int = MAX_FRAMES) -> list[np.nd
     return [frames[int(i)] for i in np.linspace(0, len(frames) - 1, most).round()]
 
 
-def registered(frames: list[np.ndarray]) -> list[np.ndarray]:
-    """Each frame's crops (N x P x P x 3, uint8) shifted onto the last frame's."""
+def registered(frames: list[np.ndarray], only: list[int] | None = None) -> list[np.ndarray]:
+    """Each frame's crops (N x P x P x 3, uint8) shifted onto the last frame's; of the
+    squares ``only``, if given (the shift is still found from all of them)."""
     last = frames[-1]
     out = []
     for crops in frames[:-1]:
         dx, dy = shift_of(crops, last)
-        out.append(_moved(crops, -dx, -dy))
-    return [*out, last]
+        out.append(_moved(crops if only is None else crops[only], -dx, -dy))
+    return [*out, last if only is None else last[only]]
 
 
 def averaged(frames: list[np.ndarray]) -> np.ndarray:
@@ -147,8 +155,8 @@ def accumulated(
     side = 1 << int(np.ceil(np.log2(max(height, width) + 2 * _MARGIN)))
     top, left = (side - height) // 2, (side - width) // 2
     pads = ((0, 0), (0, 0), (0, 0), (top, side - height - top), (left, side - width - left))
-    spectra = np.fft.rfft2(np.pad(stack, pads, mode="reflect"))
-    strength = np.abs(spectra).mean(axis=2).astype(np.float32)  # F x N x side x side/2+1
+    spectra = scipy.fft.rfft2(np.pad(stack, pads, mode="reflect"))
+    strength = np.abs(spectra).mean(axis=2)  # F x N x side x side/2+1, float32
     if smoothing:
         flat = strength.reshape(-1, *strength.shape[2:])
         strength = np.stack([cv2.GaussianBlur(s, (0, 0), smoothing) for s in flat]).reshape(
@@ -158,8 +166,8 @@ def accumulated(
     # frame has anything (a flat crop), all weigh the same.
     strength += 1e-6
     relative = strength / strength.max(axis=0, keepdims=True)
-    weights = relative.astype(np.float64) ** power
+    weights = relative**power
     weights /= weights.sum(axis=0, keepdims=True)
-    merged = (spectra * weights[:, :, None]).sum(axis=0)
-    picture = np.fft.irfft2(merged, s=(side, side))[..., top : top + height, left : left + width]
+    merged = np.einsum("fnchw,fnhw->nchw", spectra, weights)
+    picture = scipy.fft.irfft2(merged, s=(side, side))[..., top : top + height, left : left + width]
     return np.moveaxis(np.clip(np.rint(picture), 0, 255).astype(np.uint8), 1, -1)

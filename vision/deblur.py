@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import scipy.fft
 
 SMEAR_PX = (3.0, 4.5, 6.0, 7.5)
 """Smear lengths tried, in the frame's pixels (the simulator's cameras smear 3-7 px)."""
@@ -64,7 +65,7 @@ def _wiener(length: float, shape: tuple[int, int], nsr: float) -> np.ndarray:
     padded = np.zeros(shape)
     h, w = psf.shape
     padded[:h, :w] = psf
-    transfer = np.fft.rfft2(np.roll(padded, (-(h // 2), -(w // 2)), axis=(0, 1)))
+    transfer = scipy.fft.rfft2(np.roll(padded, (-(h // 2), -(w // 2)), axis=(0, 1)))
     return np.conj(transfer) / (np.abs(transfer) ** 2 + nsr)
 
 
@@ -86,7 +87,7 @@ def unsmeared(crops: np.ndarray, length: float, nsr: float = NOISE_TO_SIGNAL) ->
     # One filter for every crop and channel: the channels side by side in one batch.
     planes = np.moveaxis(crops, -1, 1).reshape(n * channels, height, width)
     padded = np.pad(planes.astype(np.float64), ((0, 0), (m, m), (m, m)), mode="reflect")
-    spectrum = np.fft.rfft2(padded) * _wiener(length, padded.shape[1:], nsr)
-    sharp = np.fft.irfft2(spectrum, s=padded.shape[1:])[:, m : m + height, m : m + width]
+    spectrum = scipy.fft.rfft2(padded) * _wiener(length, padded.shape[1:], nsr)
+    sharp = scipy.fft.irfft2(spectrum, s=padded.shape[1:])[:, m : m + height, m : m + width]
     out = np.clip(np.rint(sharp), 0, 255).astype(np.uint8)
     return np.moveaxis(out.reshape(n, channels, height, width), 1, -1)

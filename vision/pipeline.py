@@ -251,7 +251,7 @@ class LivePipeline:
         if not doubtful:
             return {}
         # Lined up on all the squares (the surest shift), then only the doubtful looked at.
-        frames = [crops[doubtful] for crops in registered(burst_of(view.frame_crops))]
+        frames = registered(burst_of(view.frame_crops), only=doubtful)
         mean, sharpest = averaged(frames), accumulated(frames)
         # The smear is the camera's, in the frame's pixels; the crops are at their own scale.
         crop_px_per_px = self.recognizer.crop_px_per_px(corners)
@@ -271,6 +271,8 @@ class LivePipeline:
                         answered[squares[i]] = p
                 if len(answered) > len(best):
                     best = answered
+                if len(best) == len(doubtful):
+                    return best  # no picture can answer more
         return best
 
     def _doubtful_tiles(self, probabilities: Mapping[str, np.ndarray]) -> list[int]:
