@@ -38,6 +38,15 @@ def test_frames_found_a_little_off_are_lined_up_on_the_last(four_tile_crops: np.
         assert off(after, crops) < off(before, crops) / 2
 
 
+def test_some_squares_are_lined_up_by_the_shift_all_of_them_give(
+    four_tile_crops: np.ndarray,
+) -> None:
+    crops = four_tile_crops
+    frames = [moved(crops, 1.5, -1.0), moved(crops, -2.0, 0.5), crops]
+    some = registered(frames, only=[1, 3])
+    assert all(np.array_equal(s, a[[1, 3]]) for s, a in zip(some, registered(frames), strict=True))
+
+
 def test_one_frame_or_the_same_frame_again_is_kept_as_it_is(four_tile_crops: np.ndarray) -> None:
     crops = four_tile_crops
     assert np.array_equal(registered([crops])[0], crops)
