@@ -101,10 +101,14 @@ def shift_of(crops: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     >>> [round(v) for v in shift_of(b, a)]
     [2, 1]
     """
-    ref = _mosaic(reference)
-    window = _window(ref.shape)
-    (dx, dy), _ = cv2.phaseCorrelate(ref, _mosaic(crops), window)
-    (rx, ry), _ = cv2.phaseCorrelate(ref, _mosaic(_moved(crops, -dx, -dy)), window)
+    return _shift_from(_mosaic(reference), crops)
+
+
+def _shift_from(reference: np.ndarray, crops: np.ndarray) -> tuple[float, float]:
+    """:func:`shift_of`, against the reference's mosaic made once for all frames."""
+    window = _window(reference.shape)
+    (dx, dy), _ = cv2.phaseCorrelate(reference, _mosaic(crops), window)
+    (rx, ry), _ = cv2.phaseCorrelate(reference, _mosaic(_moved(crops, -dx, -dy)), window)
     return dx + rx, dy + ry
 
 
@@ -123,9 +127,10 @@ def registered(frames: list[np.ndarray], only: list[int] | None = None) -> list[
     """Each frame's crops (N x P x P x 3, uint8) shifted onto the last frame's; of the
     squares ``only``, if given (the shift is still found from all of them)."""
     last = frames[-1]
+    reference = _mosaic(last)
     out = []
     for crops in frames[:-1]:
-        dx, dy = shift_of(crops, last)
+        dx, dy = _shift_from(reference, crops)
         out.append(_moved(crops if only is None else crops[only], -dx, -dy))
     return [*out, last if only is None else last[only]]
 

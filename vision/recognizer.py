@@ -504,7 +504,7 @@ class TileRecognizer:
         second_look: int = 0,
     ) -> tuple[dict[str, Reading], np.ndarray]:
         """:meth:`read_board`, with the crops it read (layout order): the live pipeline
-        averages a steady view's crops."""
+        keeps a steady view's frames' crops to look through them again."""
         crops = self.crops(image, corners, layout)
         readings = self.read_crops(crops, all_turns=all_turns, second_look=second_look)
         return dict(zip(layout.squares, readings, strict=True)), crops
