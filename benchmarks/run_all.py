@@ -52,6 +52,12 @@ BENCHMARKS = [
         ["--frames", "100", "--stills", "60", "--plots", str(DOCS)],
     ),
     (
+        "A steady view's look through its frames",
+        "benchmarks.bench_look",
+        [],
+        ["--repeats", "1"],
+    ),
+    (
         "End to end (`setupcam eval`)",
         "setupcam",
         ["eval", "--games", "20", "--seed", "100000", "--hands", "--max-turns", "12"],
