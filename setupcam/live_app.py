@@ -226,6 +226,7 @@ def build_live_app(
 ) -> LiveApp:
     """Wire a source to a new pipeline, a session on the game store, and the dashboard."""
     from calibration.camera_file import load_board_look, load_calibration
+    from setupcam.commands.recognize import print_notice
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
     layout = Layout.load(layout_path) if layout_path else Layout.load()
@@ -235,7 +236,7 @@ def build_live_app(
         session.resume_latest()
     if enrollment_path is None and default_enrollment_path().is_file():
         enrollment_path = str(default_enrollment_path())
-    recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1)
+    recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1, notice=print_notice)
     calibration = look = None
     if calibration_path is not None and Path(calibration_path).is_file():
         calibration = load_calibration(calibration_path)

@@ -66,6 +66,7 @@ import numpy as np
 from calibration.board_finder import board_width_px
 from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
+from vision.enrollment_photos import EnrollmentSample, KeptPhotos
 from vision.recognizer import COVERED, EMPTY, LABELS, softmax, unit_rows
 from vision.six_nine import NINE, SIX, SixNineCheck
 from vision.tile_colour import colour_features
@@ -133,29 +134,19 @@ largest one-pass and four-turn answers with no more confidently wrong squares th
 base alone (VALUE_SHRINKAGE unchanged; models/README.md, "Session 18")."""
 CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
-FORMAT = 6
-READABLE_FORMATS = (2, 3, 4, 5, 6)
+FORMAT = 7
+READABLE_FORMATS = (2, 3, 4, 5, 6, 7)
 """Format 2 files (before ``covered_shift``) still read, with no shift: as they did;
 format 3 ones (before the reader's features) read with the base alone, as they did;
 format 4 ones (before the 6-or-9 templates) read without them, as they did; format 5
-ones (before the value check) read without it, as they did."""
+ones (before the value check) read without it, as they did; format 6 ones (before the
+photos were kept) read as before, but must be enrolled again for another network."""
 
 SUITS: tuple[Suit, ...] = tuple(Suit)
 SUIT_OF_LABEL = np.array([SUITS.index(t.suit) for t in ALL_TILES] + [-1, -1])
 """The suit (index in :class:`engine.Suit` order) of each label; -1 for empty, covered."""
 VALUE_OF_LABEL = np.array([t.value - 1 for t in ALL_TILES] + [-1, -1])
 """The value minus one of each label; -1 for empty, covered."""
-
-
-@dataclass(frozen=True)
-class EnrollmentSample:
-    """One enrolment photo: the image (undistorted), the board's corners (NW, NE, SE,
-    SW) and the position shown."""
-
-    image: np.ndarray
-    corners: np.ndarray
-    position: Position
-    name: str = "photo"
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,6 +217,9 @@ class Enrollment:
     value_check: ValueCheck | None = None
     """The photos' tiles as templates, to weigh a doubtful square's values (None in
     files made before session 20)."""
+    photos: KeptPhotos | None = None
+    """The photos' boards it was learnt from, for another network to learn the set again
+    (:func:`enrolled_again`; None in files made before session 34)."""
 
     @property
     def embedding_dim(self) -> int:
@@ -369,6 +363,9 @@ class Enrollment:
                 "value_template_values": values.values.astype(np.int32),
                 "value_template_suits": values.suits.astype(np.int32),
             }
+        if self.photos is not None:
+            meta["kept_photos"] = self.photos.description()
+            kept |= self.photos.arrays()
         with open(path, "wb") as handle:  # np.savez would append .npz to other names
             np.savez_compressed(
                 handle,
@@ -426,8 +423,13 @@ class Enrollment:
                     tuple(fitted["own_level"]),
                     tuple(fitted["other_level"]),
                 )
+            photos = None
+            if "kept_photos" in meta:
+                photos = KeptPhotos.from_file(arrays, meta["kept_photos"])
         except KeyError as err:
             raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
+        except ValueError as err:
+            raise ValueError(f"{path}: damaged enrolment file ({err})") from None
         return cls(
             value,
             suit,
@@ -443,6 +445,7 @@ class Enrollment:
             float(meta.get("suit_shape_scale", SUIT_SHAPE_SCALE)),
             six_nine,
             value_check,
+            photos,
         )
 
 
@@ -570,7 +573,17 @@ def build_enrollment(
         suit_by_shape=suit_by_shape,
         six_nine=six_nine,
         value_check=value_check,
+        photos=KeptPhotos.of(samples, layout),
     )
+
+
+def enrolled_again(recognizer, enrollment: Enrollment) -> Enrollment:
+    """The tile set of ``enrollment`` learnt again on ``recognizer``'s networks from the
+    photos it keeps, as :func:`build_enrollment` learnt it (``ValueError`` for a file
+    made before session 34, which keeps none: the set must be photographed again)."""
+    if enrollment.photos is None:
+        raise ValueError("the enrolment keeps no photos (made before session 34)")
+    return build_enrollment(recognizer, enrollment.photos.samples, enrollment.photos.layout)
 
 
 def fit_six_nine(views: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> SixNineCheck | None:

@@ -32,9 +32,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
 from vision.network_input import network_input, takes_levels
 from vision.tile_colour import colour_features
+
+if TYPE_CHECKING:
+    from vision.enrollment import Enrollment
 
 LABELS: tuple[str, ...] = (*(str(t) for t in ALL_TILES), "empty", "covered")
 """Class names of the classifier: canonical tiles in ``ALL_TILES`` order, then
@@ -364,9 +368,13 @@ class TileRecognizer:
         model_path: str | Path | None = None,
         enrollment_path: str | Path | None = None,
         threads: int = 1,
+        notice: Callable[[str], None] | None = None,
     ) -> TileRecognizer:
         """Open the model (default ``models/tiles.onnx`` with ``tiles.json`` beside it)
         and, if given, an enrolment file. ``threads`` is onnxruntime's intra-op count.
+
+        An enrolment made with other networks is learnt again from the photos it keeps
+        (:func:`renewed_enrollment`), and ``notice`` is told so.
 
         >>> rec = TileRecognizer.load()
         >>> rec.info.input_px, len(rec.info.labels)
@@ -394,7 +402,19 @@ class TileRecognizer:
         try:
             return recognizer.with_enrollment(enrollment)
         except ValueError as err:
-            raise ValueError(f"{enrollment_path}: {err}") from None
+            if enrollment.photos is None:
+                raise ValueError(f"{enrollment_path}: {err}") from None
+        try:
+            renewed = renewed_enrollment(recognizer, Path(enrollment_path), enrollment)
+        except ValueError as err:
+            raise ValueError(f"{enrollment_path}: cannot learn it again ({err})") from None
+        if notice is not None:
+            notice(
+                f"{enrollment_path}: made with other networks; learnt again from its "
+                f"{len(renewed.photos.samples) if renewed.photos else 0} photos "
+                f"(the old file is kept as {previous_enrollment_path(enrollment_path).name})"
+            )
+        return recognizer.with_enrollment(renewed)
 
     @property
     def crop_px(self) -> int:
@@ -542,6 +562,32 @@ def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -
     else:
         return
     raise ValueError(f"enrolment was made with another model ({why}); run setupcam enroll again")
+
+
+def previous_enrollment_path(path: str | Path) -> Path:
+    """Where an enrolment file is kept once it has been learnt again for new networks."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.previous{path.suffix}")
+
+
+def renewed_enrollment(
+    recognizer: TileRecognizer, path: Path, enrollment: Enrollment
+) -> Enrollment:
+    """The enrolment at ``path`` learnt again on ``recognizer``'s networks from its
+    photos (:func:`vision.enrollment.enrolled_again`), written in its place; the file
+    it replaces is kept beside it (:func:`previous_enrollment_path`), so nothing the
+    user made is lost."""
+    from vision.enrollment import enrolled_again
+
+    renewed = enrolled_again(recognizer, enrollment)
+    previous = previous_enrollment_path(path)
+    path.replace(previous)
+    try:
+        renewed.save(path)
+    except OSError:
+        previous.replace(path)  # the old file back where it was: unusable, but not lost
+        raise
+    return renewed
 
 
 def _names(recognizer: TileRecognizer, digest: str | None) -> bool:

@@ -104,7 +104,12 @@ def load_recognizer(model: Path | None, enrollment: Path | None):
         enrollment = default_enrollment_path()
     if model is not None and not model.is_file():
         raise UsageError(f"{model}: no such model file")
-    return TileRecognizer.load(model, enrollment)
+    return TileRecognizer.load(model, enrollment, notice=print_notice)
+
+
+def print_notice(message: str) -> None:
+    """A note for the user on stderr (stdout is the command's JSON)."""
+    print(f"note: {message}", file=sys.stderr)
 
 
 def board_look(calibration: Path | str | None, seats: Any) -> Any:
