@@ -124,6 +124,26 @@ def test_a_new_network_learns_the_set_again_from_the_kept_photos(
     assert notes == []
 
 
+def test_an_enrolment_that_cannot_be_written_is_learnt_again_for_the_run(
+    recognizer, samples, tmp_path, monkeypatch
+) -> None:
+    enrollment = build_enrollment(recognizer, samples, LAYOUT)
+    path = tmp_path / "enrollment.npz"
+    dataclasses.replace(enrollment, reader_digest="0123456789abcdef").save(path)
+    before = path.read_bytes()
+
+    def full_disk(self, target) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Enrollment, "save", full_disk)
+    notes: list[str] = []
+    enrolled = TileRecognizer.load(None, path, notice=notes.append)
+    assert enrolled.enrollment.reader_digest == recognizer.model_digest
+    assert "for this run only: it could not be written (No space left on device)" in notes[0]
+    assert path.read_bytes() == before  # the user's file as it was
+    assert not previous_enrollment_path(path).exists()
+
+
 def test_a_file_without_photos_for_other_networks_asks_to_enrol_again(
     recognizer, samples, tmp_path
 ) -> None:

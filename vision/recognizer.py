@@ -374,7 +374,8 @@ class TileRecognizer:
         and, if given, an enrolment file. ``threads`` is onnxruntime's intra-op count.
 
         An enrolment made with other networks is learnt again from the photos it keeps
-        (:func:`renewed_enrollment`), and ``notice`` is told so.
+        (:func:`vision.enrollment.enrolled_again`), written in its place
+        (:func:`write_renewed_enrollment`), and ``notice`` is told so.
 
         >>> rec = TileRecognizer.load()
         >>> rec.info.input_px, len(rec.info.labels)
@@ -404,16 +405,7 @@ class TileRecognizer:
         except ValueError as err:
             if enrollment.photos is None:
                 raise ValueError(f"{enrollment_path}: {err}") from None
-        try:
-            renewed = renewed_enrollment(recognizer, Path(enrollment_path), enrollment)
-        except ValueError as err:
-            raise ValueError(f"{enrollment_path}: cannot learn it again ({err})") from None
-        if notice is not None:
-            notice(
-                f"{enrollment_path}: made with other networks; learnt again from its "
-                f"{len(renewed.photos.samples) if renewed.photos else 0} photos "
-                f"(the old file is kept as {previous_enrollment_path(enrollment_path).name})"
-            )
+        renewed = _learnt_again(recognizer, Path(enrollment_path), enrollment, notice)
         return recognizer.with_enrollment(renewed)
 
     @property
@@ -570,24 +562,45 @@ def previous_enrollment_path(path: str | Path) -> Path:
     return path.with_name(f"{path.stem}.previous{path.suffix}")
 
 
-def renewed_enrollment(
-    recognizer: TileRecognizer, path: Path, enrollment: Enrollment
+def _learnt_again(
+    recognizer: TileRecognizer,
+    path: Path,
+    enrollment: Enrollment,
+    notice: Callable[[str], None] | None,
 ) -> Enrollment:
-    """The enrolment at ``path`` learnt again on ``recognizer``'s networks from its
-    photos (:func:`vision.enrollment.enrolled_again`), written in its place; the file
-    it replaces is kept beside it (:func:`previous_enrollment_path`), so nothing the
-    user made is lost."""
+    """The enrolment at ``path``, made with other networks, learnt again on
+    ``recognizer``'s from the photos it keeps and written in its place if it can be;
+    ``notice`` is told which."""
     from vision.enrollment import enrolled_again
 
-    renewed = enrolled_again(recognizer, enrollment)
+    try:
+        renewed = enrolled_again(recognizer, enrollment)
+    except ValueError as err:
+        raise ValueError(f"{path}: cannot learn it again ({err})") from None
+    try:
+        kept = write_renewed_enrollment(path, renewed)
+        where = f"the old file is kept as {kept.name}"
+    except OSError as err:
+        where = f"for this run only: it could not be written ({err.strerror or err})"
+    if notice is not None:
+        count = len(renewed.photos.samples) if renewed.photos is not None else 0
+        notice(f"{path}: made with other networks; learnt again from its {count} photos ({where})")
+    return renewed
+
+
+def write_renewed_enrollment(path: Path, renewed: Enrollment) -> Path:
+    """Write ``renewed`` (the enrolment at ``path`` learnt again for new networks) in its
+    place, and return where the file it replaces is kept (:func:`previous_enrollment_path`),
+    so that nothing the user made is lost. ``OSError`` if it cannot be written: the file
+    at ``path`` is then as it was."""
     previous = previous_enrollment_path(path)
     path.replace(previous)
     try:
         renewed.save(path)
     except OSError:
-        previous.replace(path)  # the old file back where it was: unusable, but not lost
+        previous.replace(path)
         raise
-    return renewed
+    return previous
 
 
 def _names(recognizer: TileRecognizer, digest: str | None) -> bool:
