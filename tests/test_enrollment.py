@@ -364,6 +364,22 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     assert right >= 4  # held-out art: see the model card
 
 
+def test_enroll_cli_keeps_the_enrolment_it_replaces(tmp_path: Path, capsys) -> None:
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, hand_rate=0.0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    out = tmp_path / "mine.npz"
+    args = ["enroll", "--calibration", str(tmp_path / "cal.json"), "--out", str(out), *pairs]
+    assert main(args) == 0
+    assert "kept as" not in capsys.readouterr().out
+    first = out.read_bytes()
+    assert main(args) == 0
+    assert f"the enrolment there before is kept as {tmp_path / 'mine.previous.npz'}" in (
+        capsys.readouterr().out
+    )
+    assert (tmp_path / "mine.previous.npz").read_bytes() == first
+    assert Enrollment.load(out).photos is not None
+
+
 def test_enroll_cli_refuses_a_photo_given_twice(tmp_path: Path, capsys, monkeypatch) -> None:
     # As `photo{0..4}.png=photo{0..4}.json` in a shell gives every photo five times.
     pairs = [f"{tmp_path / 'p0.png'}={tmp_path / f'p{i}.json'}" for i in range(2)]

@@ -8,8 +8,10 @@ position file (contract section 3; empty squares may be omitted, ASCII tiles are
 fine). Enrolment takes a few seconds, needs no training, and writes
 ``~/.local/share/setupcam/enrollment.npz`` (or ``$SETUPCAM_HOME/enrollment.npz``),
 where ``setupcam recognize`` and the live app pick it up; with ``--out FILE`` use
-``--enrollment FILE`` to read it. The photos must show every value (1-10) and
-every suit at least once. The summary says which tiles were seen, which are
+``--enrollment FILE`` to read it. An enrolment already there is kept beside the new one
+(``enrollment.previous.npz``). The file keeps the photos' boards, so that networks
+shipped later learn the set again from them by themselves. The photos must show every
+value (1-10) and every suit at least once. The summary says which tiles were seen, which are
 missing, and how well the photos themselves are read back.
 
 Nothing is written (exit code 2, the enrolment already there is kept) when a photo is
@@ -74,7 +76,12 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.commands.recognize import read_image
     from setupcam.inputs import read_layout, read_position_file
     from vision.enrollment import EnrollmentSample, build_enrollment, position_labels
-    from vision.recognizer import LABELS, TileRecognizer, default_enrollment_path
+    from vision.recognizer import (
+        LABELS,
+        TileRecognizer,
+        default_enrollment_path,
+        previous_enrollment_path,
+    )
 
     layout = read_layout(args.layout)
     cal = None
@@ -111,8 +118,19 @@ def run(args: argparse.Namespace) -> int:
         enrollment = build_enrollment(model, samples, layout)
     except ValueError as err:
         raise UsageError(f"cannot enrol: {err}") from None
-    out = args.out or default_enrollment_path()
-    enrollment.save(out)
+    out = Path(args.out or default_enrollment_path())
+    replaced = None
+    if out.is_file():
+        # A new enrolment may be worse than the one it replaces (other photos, other
+        # light): the old one is kept beside it.
+        replaced = previous_enrollment_path(out)
+        out.replace(replaced)
+    try:
+        enrollment.save(out)
+    except OSError as err:
+        if replaced is not None:
+            replaced.replace(out)
+        raise UsageError(f"{out}: cannot write the enrolment ({err.strerror or err})") from None
 
     # Read the photos back, before and after, so the user sees what enrolment did:
     # at four turns, as `recognize` reads a photo.
@@ -133,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     tiles_seen = [LABELS[i] for i in range(50) if enrollment.counts[i] > 0]
     missing = [LABELS[i] for i in range(50) if enrollment.counts[i] == 0]
     print(f"enrolled {len(samples)} photos, {total} squares -> {out}")
+    if replaced is not None:
+        print(f"the enrolment there before is kept as {replaced}")
     print(f"tiles seen: {len(tiles_seen)}/50; empty squares seen: {int(enrollment.counts[50])}")
     print(f"tiles missing: {' '.join(missing) if missing else 'none'}")
     print(
