@@ -36,8 +36,8 @@ enrolment moves the corners by a fraction of a percent); the margin leaves room 
 networks that look wider."""
 
 PNG_COMPRESSION = 3
-"""OpenCV's PNG compression level (0-9): lossless at every level; 3 is nearly as small
-as 9 at a fraction of the time."""
+"""OpenCV's PNG compression level (0-9), lossless at every level: 5 photos' boards take
+2.67 MB in 0.18 s at 3, and 2.48 MB in 2.8 s at 9 (session 34)."""
 
 
 @dataclass(frozen=True)
