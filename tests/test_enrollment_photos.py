@@ -18,9 +18,10 @@ from vision.enrollment import (
     build_enrollment,
     enrolled_again,
     enrollment_views,
+    previous_enrollment_path,
 )
 from vision.enrollment_photos import KeptPhotos, board_region, layout_description
-from vision.recognizer import TileRecognizer, previous_enrollment_path
+from vision.recognizer import TileRecognizer
 from vision.training_data import tile_set_frames
 
 LAYOUT = Layout.load()

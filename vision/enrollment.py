@@ -577,6 +577,29 @@ def build_enrollment(
     )
 
 
+def previous_enrollment_path(path: str | Path) -> Path:
+    """Where the enrolment file at ``path`` is kept once another takes its place."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.previous{path.suffix}")
+
+
+def save_keeping_previous(enrollment: Enrollment, path: str | Path) -> Path | None:
+    """Write ``enrollment`` at ``path``, keeping the file it replaces (if any) at
+    :func:`previous_enrollment_path`, which is returned: an enrolment is never thrown
+    away. ``OSError`` if it cannot be written; the file at ``path`` is then as it was."""
+    path = Path(path)
+    previous = previous_enrollment_path(path) if path.is_file() else None
+    if previous is not None:
+        path.replace(previous)
+    try:
+        enrollment.save(path)
+    except OSError:
+        if previous is not None:
+            previous.replace(path)
+        raise
+    return previous
+
+
 def enrolled_again(recognizer, enrollment: Enrollment) -> Enrollment:
     """The tile set of ``enrollment`` learnt again on ``recognizer``'s networks from the
     photos it keeps, as :func:`build_enrollment` learnt it (``ValueError`` for a file

@@ -374,8 +374,9 @@ class TileRecognizer:
         and, if given, an enrolment file. ``threads`` is onnxruntime's intra-op count.
 
         An enrolment made with other networks is learnt again from the photos it keeps
-        (:func:`vision.enrollment.enrolled_again`), written in its place
-        (:func:`write_renewed_enrollment`), and ``notice`` is told so.
+        (:func:`vision.enrollment.enrolled_again`), written in its place with the old
+        file kept (:func:`vision.enrollment.save_keeping_previous`), and ``notice`` is
+        told so.
 
         >>> rec = TileRecognizer.load()
         >>> rec.info.input_px, len(rec.info.labels)
@@ -556,12 +557,6 @@ def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -
     raise ValueError(f"enrolment was made with another model ({why}); run setupcam enroll again")
 
 
-def previous_enrollment_path(path: str | Path) -> Path:
-    """Where an enrolment file is kept once it has been learnt again for new networks."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.previous{path.suffix}")
-
-
 def _learnt_again(
     recognizer: TileRecognizer,
     path: Path,
@@ -571,36 +566,21 @@ def _learnt_again(
     """The enrolment at ``path``, made with other networks, learnt again on
     ``recognizer``'s from the photos it keeps and written in its place if it can be;
     ``notice`` is told which."""
-    from vision.enrollment import enrolled_again
+    from vision.enrollment import enrolled_again, save_keeping_previous
 
     try:
         renewed = enrolled_again(recognizer, enrollment)
     except ValueError as err:
         raise ValueError(f"{path}: cannot learn it again ({err})") from None
     try:
-        kept = write_renewed_enrollment(path, renewed)
-        where = f"the old file is kept as {kept.name}"
+        kept = save_keeping_previous(renewed, path)
+        where = f"the old file is kept as {kept.name}" if kept else "written in its place"
     except OSError as err:
         where = f"for this run only: it could not be written ({err.strerror or err})"
     if notice is not None:
-        count = len(renewed.photos.samples) if renewed.photos is not None else 0
+        count = len(enrollment.photos.samples) if enrollment.photos else 0
         notice(f"{path}: made with other networks; learnt again from its {count} photos ({where})")
     return renewed
-
-
-def write_renewed_enrollment(path: Path, renewed: Enrollment) -> Path:
-    """Write ``renewed`` (the enrolment at ``path`` learnt again for new networks) in its
-    place, and return where the file it replaces is kept (:func:`previous_enrollment_path`),
-    so that nothing the user made is lost. ``OSError`` if it cannot be written: the file
-    at ``path`` is then as it was."""
-    previous = previous_enrollment_path(path)
-    path.replace(previous)
-    try:
-        renewed.save(path)
-    except OSError:
-        previous.replace(path)
-        raise
-    return previous
 
 
 def _names(recognizer: TileRecognizer, digest: str | None) -> bool:

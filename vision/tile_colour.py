@@ -92,12 +92,6 @@ def _with_gains(crops: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return out
 
 
-def white_balanced(crops: np.ndarray) -> np.ndarray:
-    """Each crop with :func:`white_balance_gains` applied."""
-    crops = np.ascontiguousarray(crops, np.uint8)
-    return _with_gains(crops, white_balance_gains(crops))
-
-
 GREY_LEVELS = (70, 170)
 """Lightness (OpenCV's 8-bit L*) where dark grey ends and light grey begins."""
 

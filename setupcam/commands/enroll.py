@@ -75,13 +75,13 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.cli import UsageError
     from setupcam.commands.recognize import read_image
     from setupcam.inputs import read_layout, read_position_file
-    from vision.enrollment import EnrollmentSample, build_enrollment, position_labels
-    from vision.recognizer import (
-        LABELS,
-        TileRecognizer,
-        default_enrollment_path,
-        previous_enrollment_path,
+    from vision.enrollment import (
+        EnrollmentSample,
+        build_enrollment,
+        position_labels,
+        save_keeping_previous,
     )
+    from vision.recognizer import LABELS, TileRecognizer, default_enrollment_path
 
     layout = read_layout(args.layout)
     cal = None
@@ -119,17 +119,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(f"cannot enrol: {err}") from None
     out = Path(args.out or default_enrollment_path())
-    replaced = None
-    if out.is_file():
+    try:
         # A new enrolment may be worse than the one it replaces (other photos, other
         # light): the old one is kept beside it.
-        replaced = previous_enrollment_path(out)
-        out.replace(replaced)
-    try:
-        enrollment.save(out)
+        replaced = save_keeping_previous(enrollment, out)
     except OSError as err:
-        if replaced is not None:
-            replaced.replace(out)
         raise UsageError(f"{out}: cannot write the enrolment ({err.strerror or err})") from None
 
     # Read the photos back, before and after, so the user sees what enrolment did:
