@@ -55,6 +55,10 @@ def test_a_recipe_is_compared_without_the_crop_caches_names() -> None:
         {**same, "small_crop_epochs": 20}, shipped, {"small_crop_epochs": 0}
     ) == ["small_crop_epochs"]
     assert recipe_differences(newer, shipped) == ["small_crop_epochs"]
+    # A default held as a tuple matches the list a .json holds.
+    widths = {**same, "widths": [24, 32, 64, 128]}
+    assert recipe_differences(widths, shipped, {"widths": (24, 32, 64, 128)}) == []
+    assert recipe_differences(widths, shipped, {"widths": (16, 32, 64, 128)}) == ["widths"]
 
 
 def test_the_verdict_says_why_a_network_is_not_the_shipped_one() -> None:

@@ -328,8 +328,11 @@ def test_the_levels_form_smears_the_share_of_crops_it_is_asked_to() -> None:
     assert 0.15 < spread_out[0.3] < 0.3 and spread_out[1.0] > 0.6
     with pytest.raises(ValueError, match="needs augment_levels"):
         replace(full_config("reader", "session-17"), motion_blur=0.1)
-    # Trained with smears, the reader failed the live gate (models/README.md, "Session 29").
-    assert full_config("reader").motion_blur == 0 == full_config("enrollment-base").motion_blur
+    # Trained with smears, session 29's reader failed the live gate; session 35's, with a
+    # narrower stem, passed it (models/README.md). The enrolment base is never smeared.
+    assert full_config("reader").motion_blur == 0.15
+    assert full_config("reader", "session-28").motion_blur == 0
+    assert full_config("enrollment-base").motion_blur == 0
 
 
 def test_the_levels_form_turns_a_crop_exactly_as_the_float_forms_resample() -> None:

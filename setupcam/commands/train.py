@@ -1,7 +1,8 @@
 """``setupcam train``: train the tile classifier from scratch on simulator images.
 
-``setupcam train [--network reader|enrollment-base|both] [--recipe shipped|session-17]
-[--quick] [--out DIR] [--epochs N] [--threads T] [--workers W] [--quiet]`` renders the crops (``W``
+``setupcam train [--network reader|enrollment-base|both]
+[--recipe shipped|session-28|session-17] [--quick] [--out DIR] [--epochs N] [--threads T]
+[--workers W] [--quiet]`` renders the crops (``W``
 processes, default 2; cached under ``runs/data/``), trains, calibrates, exports and
 prints the final evaluation table of each network. Two networks ship: the *reader*
 (``OUT/tiles.onnx``) and the *enrolment base* (``OUT/enrollment-base.onnx``, its
@@ -30,7 +31,8 @@ import sys
 from pathlib import Path
 
 NETWORK_CHOICES = ("both", "reader", "enrollment-base")
-RECIPE_CHOICES = ("shipped", "session-17")  # vision.training.fit.RECIPES, without importing torch
+# vision.training.fit.RECIPES, without importing torch
+RECIPE_CHOICES = ("shipped", "session-28", "session-17")
 PREVIOUS = "previous"
 """Where, under ``--out``, the networks a run writes over are kept."""
 
@@ -67,9 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--recipe",
         choices=RECIPE_CHOICES,
         default="shipped",
-        help="shipped (default): the recipe of the shipped networks, about 55 min on 2 "
-        "cores; session-17: the networks shipped in sessions 17-27, about 63 min "
-        "(models/README.md, Session 28)",
+        help="shipped (default): the recipe of the shipped networks, under an hour on 2 "
+        "cores; session-28: the networks shipped in sessions 28-34 (the reader wider, "
+        "no smeared crops); session-17: those shipped in sessions 17-27, about 63 min "
+        "(models/README.md, Sessions 28 and 35)",
     )
     parser.add_argument("--epochs", type=int, help="override the recipe's number of epochs")
     parser.add_argument(

@@ -103,6 +103,8 @@ def recipe_differences(
         value = source.get(key, defaults.get(key))
         if isinstance(value, dict):
             return {k: v for k, v in value.items() if k != "cache_key"}
+        if isinstance(value, tuple):  # a default, where the .json holds a list
+            return list(value)
         return value
 
     keys = sorted(set(recipe) | set(shipped_recipe))
