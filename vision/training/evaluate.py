@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.stats import poisson
 
 from vision.recognizer import COVERED, softmax
 from vision.synth import FAMILIES
@@ -83,39 +82,18 @@ def _covered_on_visible(ans: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (ans == COVERED) & (y != COVERED)
 
 
-def allowed_wrong(squares: int, max_wrong: float, confidence: float | None = None) -> int:
-    """How many of ``squares`` validation readings a threshold may answer wrongly:
-    ``max_wrong`` of them, or, with ``confidence``, as many as still show the rate to be
-    at most ``max_wrong`` at that confidence (a one-sided Poisson bound: a count with
-    ``k`` or fewer errors must be unlikely, at ``1 - confidence``, if the true rate were
-    ``max_wrong``)::
-
-    >>> allowed_wrong(14400, 0.0005), allowed_wrong(14400, 0.0005, confidence=0.95)
-    (7, 2)
-    """
-    if confidence is None:
-        return int(np.floor(max_wrong * squares))
-    expected = max_wrong * squares
-    k = -1
-    while poisson.cdf(k + 1, expected) <= 1.0 - confidence:
-        k += 1
-    return max(k, 0)
-
-
 def choose_threshold(
     probs: np.ndarray,
     y: np.ndarray,
     max_wrong: float = MAX_CONFIDENT_WRONG,
     top: np.ndarray | None = None,
-    confidence: float | None = None,
 ) -> float:
     """The lowest threshold (>= 0.5) at which at most ``max_wrong`` of the squares are
     answered wrongly (as :func:`wrong_answers` counts, ``top`` included): as few ``?``
-    as possible for the allowed rate of confident errors. With ``confidence``, the
-    rate must hold at that confidence (:func:`allowed_wrong`), not only on the count."""
+    as possible for the allowed rate of confident errors."""
     conf = probs.max(axis=1)
     wrong = wrong_answers(probs.argmax(axis=1), y, top)
-    allowed = allowed_wrong(len(y), max_wrong, confidence)
+    allowed = int(np.floor(max_wrong * len(y)))
     # Sorting the wrong answers' confidences: the threshold must sit above all but
     # the ``allowed`` most confident of them.
     wrong_conf = np.sort(conf[wrong])[::-1]

@@ -115,12 +115,6 @@ class TrainConfig:
     # trained on smeared crops, it reads one frame better (models/README.md, "Session
     # 35").
     widths: tuple[int, ...] = WIDTHS
-    # The four-turn "?" threshold's rate of confident errors held at this confidence
-    # (vision.training.evaluate.allowed_wrong), not only on the validation count. None:
-    # the count alone, as the one-pass threshold. Set for the shipped reader, which
-    # errs so rarely at four turns that the count put its threshold at 0.76, and the
-    # live app then read more smeared tiles wrongly (models/README.md, "Session 35").
-    all_turns_confidence: float | None = None
 
     def __post_init__(self) -> None:
         if self.motion_blur and not self.augment_levels:
@@ -155,8 +149,6 @@ def full_config(network: str = "reader", recipe_name: str = "shipped") -> TrainC
     (30, False)
     >>> full_config("reader").widths, full_config("reader").motion_blur
     ((16, 32, 64, 128), 0.15)
-    >>> full_config("reader").all_turns_confidence
-    0.95
     >>> full_config("reader", "session-28").widths
     (24, 32, 64, 128)
     >>> old = full_config("reader", "session-17")
@@ -184,12 +176,7 @@ def full_config(network: str = "reader", recipe_name: str = "shipped") -> TrainC
         return recipe
     if recipe_name == "shipped":
         return replace(
-            recipe,
-            seed=3,
-            colour_augment="grey",
-            motion_blur=0.15,
-            widths=READER_WIDTHS,
-            all_turns_confidence=0.95,
+            recipe, seed=3, colour_augment="grey", motion_blur=0.15, widths=READER_WIDTHS
         )
     return replace(recipe, seed=2, colour_augment="grey")
 
@@ -221,7 +208,6 @@ def quick_config(network: str = "reader", recipe_name: str = "shipped") -> Train
         augment_levels=full.augment_levels,
         motion_blur=full.motion_blur,
         widths=full.widths,
-        all_turns_confidence=full.all_turns_confidence,
     )
 
 
@@ -467,17 +453,10 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     # temperature (by likelihood, as the first) and its own "?" threshold, held to the
     # same rate of confident errors on its own readings: held to the one-pass
     # threshold, the live app's second looks left squares "?" that the four turns
-    # read right (models/README.md, "Session 28"). Its readings are a quarter of the
-    # one pass's, so its count is the noisier one; a recipe may ask for the rate to
-    # hold at a confidence (models/README.md, "Session 35").
+    # read right (models/README.md, "Session 28").
     mean_logits = np.mean(turns, axis=0)
     temperature_all_turns = fit_temperature(mean_logits, y)
-    threshold_all_turns = choose_threshold(
-        softmax(mean_logits, temperature_all_turns),
-        y,
-        top=top,
-        confidence=cfg.all_turns_confidence,
-    )
+    threshold_all_turns = choose_threshold(softmax(mean_logits, temperature_all_turns), y, top=top)
 
     meta = {
         "labels": list(LABELS),
