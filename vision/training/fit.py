@@ -107,8 +107,9 @@ class TrainConfig:
     full_res_batch_norm: bool = True
     augment_levels: bool = False
     # The share of crops smeared by a moving camera on top of the simulator's own
-    # motion blur (vision.training.augment.motion_kernel; needs augment_levels). None
-    # in the shipped recipe (models/README.md, "Session 29").
+    # motion blur (vision.training.augment.motion_kernel; needs augment_levels). The
+    # shipped reader's 15% since session 35; none for the enrolment base, which enrolled
+    # no better with it (models/README.md, "Session 30").
     motion_blur: float = 0.0
     # The channels of the stride-2 stem and of each stage (vision.training.model). The
     # shipped reader's stem is 16 wide: 12 squares in 2.8 ms instead of 3.3 ms, and,
