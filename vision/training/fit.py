@@ -112,9 +112,9 @@ class TrainConfig:
     # no better with it (models/README.md, "Session 30").
     motion_blur: float = 0.0
     # The channels of the stride-2 stem and of each stage (vision.training.model). The
-    # shipped reader's stem is 16 wide: 12 squares in 2.8 ms instead of 3.3 ms, and,
-    # trained on smeared crops, it reads one frame better (models/README.md, "Session
-    # 35").
+    # shipped reader's stem is 16 wide: 12 squares in 2.66 ms instead of 3.13 ms
+    # (docs/benchmarks.md), and, trained on smeared crops, it reads one frame better
+    # (models/README.md, "Session 35").
     widths: tuple[int, ...] = WIDTHS
 
     def __post_init__(self) -> None:
