@@ -8,11 +8,13 @@ import numpy as np
 
 from benchmarks.bench_enrolment import (
     CONDITIONS,
+    NEARLY_HIDDEN,
     READINGS,
     UNDER_A_HAND,
     paired_interval,
     read_set,
     square_conditions,
+    square_coverage,
 )
 from engine import Layout
 from vision.recognizer import TileRecognizer
@@ -42,6 +44,10 @@ def test_every_visible_square_is_counted_under_one_condition() -> None:
     for k in range(len(READINGS)):
         assert sum(part.errors[k] for part in parts) == result[None].errors[k]
         assert sum(part.wrong[k] for part in parts) == result[None].wrong[k]
+    # The squares nearly hidden are some of those a hand is over part of.
+    nearly, part = result[NEARLY_HIDDEN], result[CONDITIONS[1]]
+    assert nearly.squares <= part.squares
+    assert all(nearly.errors[k] <= part.errors[k] for k in range(len(READINGS)))
     # Squares a hand hides are left out of the visible ones and counted apart.
     hidden = result[UNDER_A_HAND]
     assert hidden.squares > 0
@@ -59,6 +65,8 @@ def test_a_blurred_frame_counts_as_blurred_and_a_partly_hidden_square_as_such() 
     hidden = [coverage.get(square, 0.0) > 0 for square in Layout.load().squares]
     assert any(hidden) and not all(hidden)
     assert (condition[0] == np.where(hidden, 1, 0)).all()
+    shares = square_coverage(frames).reshape(2, -1)[0]
+    assert list(shares) == [coverage.get(square, 0.0) for square in Layout.load().squares]
 
 
 def test_no_difference_between_models_has_an_interval_of_zero() -> None:

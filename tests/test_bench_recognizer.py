@@ -38,13 +38,19 @@ def test_every_visible_square_is_counted_once_by_condition_family_and_board() ->
     still = rows["still, no hand"]
     by_board = [r for name, r in rows.items() if name.startswith("still: board")]
     by_family = [r for name, r in rows.items() if name.startswith("still: ") and r not in by_board]
+    by_hidden = [r for name, r in rows.items() if name.startswith("hand: ")]
+    assert len(by_hidden) == 2
     assert [r.name for r in by_family] == [f"still: {FAMILIES[i]}" for i in np.unique(data.family)]
     assert len(by_board) == len(BOARD_BANDS)
-    for split in (by_family, by_board):
-        assert sum(r.squares for r in split) == still.squares
+    for split, whole in (
+        (by_family, still),
+        (by_board, still),
+        (by_hidden, rows["a hand over part"]),
+    ):
+        assert sum(r.squares for r in split) == whole.squares
         # The parts' errors add up to the whole's.
         errors = sum(r.error * r.squares for r in split)
-        assert abs(errors - still.error * still.squares) < 1e-6
+        assert abs(errors - whole.error * whole.squares) < 1e-6
 
 
 def test_a_group_with_no_squares_is_left_out() -> None:
