@@ -68,15 +68,28 @@ def seen(motion_blur: float, coverage: float) -> str:
 
 
 def key_rows(
-    probs: np.ndarray, y: np.ndarray, thresholds: np.ndarray, motion_blur, coverage
+    y: np.ndarray,
+    answer: tuple[np.ndarray, np.ndarray],
+    four_turns: tuple[np.ndarray, float],
+    motion_blur,
+    coverage,
 ) -> list[dict]:
-    """One row of the key per square: its truth, the app's answer and what was seen."""
+    """One row of the key per square: its truth; the app's answer as probabilities and
+    each square's threshold; the same network's reading at four quarter turns (as a
+    steady view is read) with that reading's threshold; and what the camera saw."""
+    (probs, thresholds), (turned, turned_threshold) = answer, four_turns
     return [
         {
             "truth": LABELS[y[i]],
             "answer": LABELS[probs[i].argmax()],
             "confidence": round(float(probs[i].max()), 3),
             "threshold": round(float(thresholds[i]), 3),
+            "four_turns": LABELS[turned[i].argmax()],
+            "four_turns_confidence": round(float(turned[i].max()), 3),
+            "four_turns_threshold": round(float(turned_threshold), 3),
+            "four_turns_right": bool(
+                turned[i].argmax() == y[i] and turned[i].max() >= turned_threshold
+            ),
             "seen": seen(float(motion_blur[i]), float(coverage[i])),
             "hidden": round(float(coverage[i]), 3),
         }
@@ -110,8 +123,13 @@ def trained_art_errors(rec: TileRecognizer) -> tuple[np.ndarray, list[dict]]:
     )
     probs, thresholds = live_frames(rec, data.x, data.frame)
     rows = np.flatnonzero(in_error(probs, thresholds, data.y))
+    turned = rec.probabilities_all_turns(data.x[rows])
     keys = key_rows(
-        probs[rows], data.y[rows], thresholds[rows], data.motion_blur[rows], data.coverage[rows]
+        data.y[rows],
+        (probs[rows], thresholds[rows]),
+        (turned, rec.threshold_all_turns),
+        data.motion_blur[rows],
+        data.coverage[rows],
     )
     return data.x[rows], keys
 
@@ -133,13 +151,21 @@ def enrolled_errors(
             y = np.array(crop_labels(frame, LAYOUT))
             coverage = np.array([frame.truth.coverage.get(s, 0.0) for s in LAYOUT.squares])
             rows = np.flatnonzero(in_error(probs, thresholds, y))
+            if not len(rows):
+                continue
             crops.append(x[rows])
+            turned = enrolled.probabilities_all_turns(x[rows])
             keys += key_rows(
-                probs[rows], y[rows], thresholds[rows], [blur] * len(rows), coverage[rows]
+                y[rows],
+                (probs[rows], thresholds[rows]),
+                (turned, enrolled.threshold_all_turns),
+                [blur] * len(rows),
+                coverage[rows],
             )
         bar.update(done)
     bar.close()
-    return np.concatenate(crops), keys
+    empty = np.empty((0, rec.crop_px, rec.crop_px, 3), np.uint8)
+    return np.concatenate([empty, *crops]), keys
 
 
 def main() -> int:
@@ -168,6 +194,8 @@ def main() -> int:
     key = [{"number": n, **keys[i]} for n, i in enumerate(order)]
     (args.out / "key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(keys)} squares in error: {len(pages)} sheet(s) and key.json in {args.out}")
+    turned = sum(row["four_turns_right"] for row in keys)
+    print(f"the same network at four quarter turns answers {turned} of them right")
     return 0
 
 

@@ -26,6 +26,9 @@ def test_every_enrolled_square_in_the_key_was_answered_wrongly_or_left_unsure() 
         assert row["truth"] in LABELS and row["truth"] != "covered"
         assert row["answer"] != row["truth"] or row["confidence"] < row["threshold"]
         assert row["seen"] in ("motion blur", "a hand over part", "still")
+        assert row["four_turns"] in LABELS and row["four_turns_threshold"] > 0.5
+        sure = row["four_turns_confidence"] >= row["four_turns_threshold"] - 0.001
+        assert row["four_turns_right"] <= (row["four_turns"] == row["truth"] and sure)
 
 
 def test_bad_arguments_stop_with_a_one_line_error(monkeypatch, capsys, tmp_path) -> None:
