@@ -7,9 +7,10 @@ the live app reads every frame (one pass, and a second look at a few doubtful sq
 with ``--enrolled-sets N``, the first N held-out tile sets of `bench_enrolment`,
 each enrolled from its 5 photos, instead. Writes ``OUT/sheet-K.png``: the squares in
 error enlarged, numbered and shuffled, without their answers; and ``OUT/key.json``: for
-each number the truth, the app's answer, its confidence and what the camera saw. Read
-the sheets first, then compare with the key: how many of the squares in error a person
-can read says how much of the error a better network could take away
+each number the truth, the app's answer and its confidence, the same network's reading
+at four quarter turns, and what the camera saw. Read the sheets first, then compare
+with the key: the squares in error that neither a person nor the four-turn reading
+reads are error that a better network reading one frame could hardly take away
 (models/README.md, "Session 36").
 """
 
