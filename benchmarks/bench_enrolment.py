@@ -92,6 +92,20 @@ def square_coverage(frames: TileSetFrames) -> np.ndarray:
     return np.array([f.truth.coverage.get(s, 0.0) for f, _ in frames.test for s in LAYOUT.squares])
 
 
+def enrolled_and_read(
+    rec: TileRecognizer, frames: TileSetFrames
+) -> tuple[TileRecognizer, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """``rec`` enrolled from the set's photos, the test frames' crops, and those read as
+    the live app reads every frame: probabilities and each square's threshold after a
+    second look at each frame's few doubtful squares."""
+    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
+    enrolled = rec.with_enrollment(build_enrollment(rec, samples, LAYOUT))
+    per_frame = [rec.crops(f.image, c, LAYOUT) for f, c in frames.test]
+    looked = [enrolled.probabilities_with_second_look(c, SECOND_LOOK_SQUARES) for c in per_frame]
+    probs, thresholds = (np.concatenate(v) for v in zip(*looked, strict=True))
+    return enrolled, np.concatenate(per_frame), (probs, thresholds)
+
+
 def read_set(
     recognizers: list[TileRecognizer], seed: int, tests: int
 ) -> list[dict[str | None, SetResult]]:
@@ -99,7 +113,6 @@ def read_set(
     Per model: the result on all visible squares (key ``None``), per condition, and on
     the squares a hand hides (:data:`UNDER_A_HAND`)."""
     frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
-    samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
     y = np.concatenate([crop_labels(f, LAYOUT) for f, _ in frames.test])
     top = np.concatenate([top_labels(f, LAYOUT) for f, _ in frames.test])
     visible = y != COVERED
@@ -110,19 +123,14 @@ def read_set(
     groups[UNDER_A_HAND] = ~visible
     out = []
     for rec in recognizers:
-        enrolled = rec.with_enrollment(build_enrollment(rec, samples, LAYOUT))
-        per_frame = [rec.crops(f.image, c, LAYOUT) for f, c in frames.test]
-        crops = np.concatenate(per_frame)
-        looked = [
-            enrolled.probabilities_with_second_look(c, SECOND_LOOK_SQUARES) for c in per_frame
-        ]
+        enrolled, crops, second_look = enrolled_and_read(rec, frames)
         readings = (
             (enrolled.probabilities(crops), np.full(len(crops), enrolled.threshold)),
             (
                 enrolled.probabilities_all_turns(crops),
                 np.full(len(crops), enrolled.threshold_all_turns),
             ),
-            tuple(np.concatenate(v) for v in zip(*looked, strict=True)),
+            second_look,
         )
         out.append({name: _result(readings, y, top, rows) for name, rows in groups.items()})
     return out

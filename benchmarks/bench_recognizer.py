@@ -70,6 +70,13 @@ shown from one covered, so it answers "covered" as often as not (models/README.m
 "Session 36")."""
 
 
+def families_spec(crop_px: int, scale: float = 1.0) -> DataSpec:
+    """The benchmark's frames of the training families (seed 5000), ``scale`` of them."""
+    return DataSpec(
+        name="bench-families", seed=5000, tables=max(5, int(150 * scale)), crop_px=crop_px
+    )
+
+
 def live_frames(
     rec: TileRecognizer, crops: np.ndarray, frame: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -198,9 +205,7 @@ def main() -> int:
 
     # Crops at the model's own input size, so models of different sizes are measured
     # on the same frames.
-    fam_spec = DataSpec(
-        name="bench-families", seed=5000, tables=max(5, int(150 * scale)), crop_px=rec.crop_px
-    )
+    fam_spec = families_spec(rec.crop_px, scale)
     held_spec = DataSpec(
         name="bench-heldout",
         seed=6000,

@@ -26,14 +26,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_recognizer import LAYOUT, live_frames
+from benchmarks.bench_enrolment import enrolled_and_read, square_coverage
+from benchmarks.bench_recognizer import LAYOUT, families_spec, live_frames
 from benchmarks.models import model_problem
-from vision.enrollment import EnrollmentSample, build_enrollment
-from vision.pipeline import SECOND_LOOK_SQUARES
 from vision.recognizer import COVERED, LABELS, TileRecognizer
 from vision.synth import HELDOUT_FAMILIES
 from vision.training_data import (
-    DataSpec,
     ProgressBar,
     crop_labels,
     load_or_generate,
@@ -119,9 +117,7 @@ def sheet_pages(crops: np.ndarray) -> list[np.ndarray]:
 
 def trained_art_errors(rec: TileRecognizer) -> tuple[np.ndarray, list[dict]]:
     """The squares in error among `bench_recognizer`'s frames of the trained art."""
-    data = load_or_generate(
-        DataSpec(name="bench-families", seed=5000, tables=150, crop_px=rec.crop_px)
-    )
+    data = load_or_generate(families_spec(rec.crop_px))
     probs, thresholds = live_frames(rec, data.x, data.frame)
     rows = np.flatnonzero(in_error(probs, thresholds, data.y))
     turned = rec.probabilities_all_turns(data.x[rows])
@@ -144,24 +140,18 @@ def enrolled_errors(
     bar = ProgressBar("enrol sets", sets)
     for done, seed in enumerate(range(first, first + sets), 1):
         frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
-        samples = [EnrollmentSample(f.image, c, f.truth.position) for f, c in frames.enrol]
-        enrolled = rec.with_enrollment(build_enrollment(rec, samples, LAYOUT))
-        for (frame, corners), blur in zip(frames.test, frames.test_motion_blur, strict=True):
-            x = rec.crops(frame.image, corners, LAYOUT)
-            probs, thresholds = enrolled.probabilities_with_second_look(x, SECOND_LOOK_SQUARES)
-            y = np.array(crop_labels(frame, LAYOUT))
-            coverage = np.array([frame.truth.coverage.get(s, 0.0) for s in LAYOUT.squares])
-            rows = np.flatnonzero(in_error(probs, thresholds, y))
-            if not len(rows):
-                continue
+        enrolled, x, (probs, thresholds) = enrolled_and_read(rec, frames)
+        y = np.concatenate([crop_labels(f, LAYOUT) for f, _ in frames.test])
+        blur = np.repeat(frames.test_motion_blur, len(LAYOUT.squares))
+        rows = np.flatnonzero(in_error(probs, thresholds, y))
+        if len(rows):
             crops.append(x[rows])
-            turned = enrolled.probabilities_all_turns(x[rows])
             keys += key_rows(
                 y[rows],
                 (probs[rows], thresholds[rows]),
-                (turned, enrolled.threshold_all_turns),
-                [blur] * len(rows),
-                coverage[rows],
+                (enrolled.probabilities_all_turns(x[rows]), enrolled.threshold_all_turns),
+                blur[rows],
+                square_coverage(frames)[rows],
             )
         bar.update(done)
     bar.close()
