@@ -20,7 +20,7 @@ which the issue allows on at most 0.5% of them).
 
 Why 60 sets, not 12: the error differs a lot from one set to the next, and two
 trainings of the same recipe with another seed differ by 2.5 points at four turns
-(models/README.md, "Session 15"). With several models every set is read by each, and
+(models/HISTORY.md, "Session 15"). With several models every set is read by each, and
 the differences are paired per set, with a 95% bootstrap interval over sets: a
 difference whose interval holds 0 is not a difference.
 """

@@ -2,7 +2,7 @@
 
 Only a view that leaves tiles in doubt pays it: the frames lined up, averaged and
 burst-accumulated, and up to nine pictures of the doubtful squares read at four turns
-(models/README.md, "Session 33"). The crops here are noise, so no picture answers the
+(models/HISTORY.md, "Session 33"). The crops here are noise, so no picture answers the
 squares and every picture is read: the worst case.
 
 Run: ``.venv/bin/python -m benchmarks.bench_look [--frames 15] [--repeats 5]``.

@@ -66,7 +66,7 @@ BOARD_BANDS = ((0, 350), (350, 450), (450, None))
 NEARLY_COVERED = 0.15
 """The share of a square hidden from which a hand over part of it is split off: from
 here to :data:`vision.synth.COVERED_FRACTION` the network cannot tell a square
-shown from one covered, so it answers "covered" as often as not (models/README.md,
+shown from one covered, so it answers "covered" as often as not (models/HISTORY.md,
 "Session 36")."""
 
 

@@ -11,7 +11,7 @@ each number the truth, the app's answer and its confidence, the same network's r
 at four quarter turns, and what the camera saw. Read the sheets first, then compare
 with the key: the squares in error that neither a person nor the four-turn reading
 reads are error that a better network reading one frame could hardly take away
-(models/README.md, "Session 36").
+(models/HISTORY.md, "Session 36").
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Why twenty games, not two: the error is not spread evenly over games. The first
 game's board is 283 px wide in the picture, under the 300 px the app asks for, and
 six of its turns alone read 1.6% of their squares "?" or wrong while the next three
 games read none; four games of six turns measured 0.38%, twenty of twelve 0.080%
-(models/README.md, "Session 17"). A gate at the target needs the whole published set.
+(models/HISTORY.md, "Session 17"). A gate at the target needs the whole published set.
 """
 
 from __future__ import annotations

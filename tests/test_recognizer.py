@@ -497,7 +497,7 @@ def test_the_reader_names_its_enrolment_base_and_an_enrolled_set_is_read_by_the_
     tmp_path: Path, recognizer: TileRecognizer
 ) -> None:
     """Two networks ship: the reader for the art it was trained on, and the base whose
-    features enrolment learns a new set from (models/README.md, "Session 17")."""
+    features enrolment learns a new set from (models/HISTORY.md, "Session 17")."""
     from vision.enrollment import EnrollmentSample, build_enrollment
     from vision.tile_colour import colour_features
     from vision.training_data import tile_set_frames

@@ -329,7 +329,8 @@ def test_the_levels_form_smears_the_share_of_crops_it_is_asked_to() -> None:
     with pytest.raises(ValueError, match="needs augment_levels"):
         replace(full_config("reader", "session-17"), motion_blur=0.1)
     # Trained with smears, session 29's reader failed the live gate; session 35's, with a
-    # narrower stem, passed it (models/README.md). The enrolment base is never smeared.
+    # narrower stem, passed it (models/HISTORY.md, "Session 35"). The enrolment base is
+    # never smeared.
     assert full_config("reader").motion_blur == 0.15
     assert full_config("reader", "session-28").motion_blur == 0
     assert full_config("enrollment-base").motion_blur == 0

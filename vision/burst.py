@@ -11,7 +11,7 @@ one is shifted onto the last (:func:`registered`): the board is found anew in ev
 frame, and a smeared frame's corners are found a pixel or two off.
 
 The live pipeline reads the squares a steady view leaves in doubt through this picture
-(models/README.md, "Session 33").
+(models/HISTORY.md, "Session 33").
 
     >>> rng = np.random.default_rng(0)
     >>> sharp = rng.integers(0, 256, (1, 48, 48, 3)).astype(np.uint8)

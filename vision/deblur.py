@@ -7,7 +7,7 @@ one another: a round blur whose size is the smear's length, with far less noise 
 any one frame. A round blur of known size can be undone (a Wiener filter), and the
 averaging is what makes that stable. The length is not known, so the live pipeline
 tries a few (:data:`SMEAR_PX`) on the squares its look left in doubt and keeps the one
-that reads most of them (models/README.md, "Session 32"); it does the same, with shorter
+that reads most of them (models/HISTORY.md, "Session 32"); it does the same, with shorter
 lengths, on the frames merged by burst accumulation (:mod:`vision.burst`, "Session 33").
 
     >>> psf = round_blur(6.0)

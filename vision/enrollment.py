@@ -18,7 +18,7 @@ Since session 18 the value head reads the features of both shipped networks side
 side, the enrolment base's and the reader's (:meth:`vision.recognizer.TileRecognizer.
 enrollment_inputs`), and the two networks' logits are averaged: the reader, trained
 on crops that lose their colours, adds shape features the base lacks, and on held-out
-sets never tuned on the one-pass error halves (models/README.md, "Session 18").
+sets never tuned on the one-pass error halves (models/HISTORY.md, "Session 18").
 
 Since session 19 a third check settles 6 against 9, which features blind to a quarter
 turn can hardly tell apart: the photos' own 6s and 9s are kept as small grey templates,
@@ -33,7 +33,7 @@ value; a square answered with a tile is matched against its answer's value, and 
 back to "?" if it matches those tiles far worse than the photos' own did
 (:class:`vision.value_check.ValueCheck`). On held-out sets never tuned on the error at
 four turns falls from 2.6% to 1.4%, with half the confidently wrong squares
-(models/README.md, "Session 20").
+(models/HISTORY.md, "Session 20").
 
 A tile's probability is the product of its value's and its suit's, so a tile
 never shown can still be read once its value and its suit have been seen. Empty
@@ -77,7 +77,7 @@ VALUE_SCALE = 0.25
 temperature), chosen by likelihood on enrolled sets of the held-out family (seeds
 60000-60015, never the benchmark's; 0.2-0.25 are best with the session-8 model).
 Kept in session 14 for the pooled features: on 64 tuning sets (60000-60063) it answers
-more squares with fewer wrong than on the old embedding layer (models/README.md,
+more squares with fewer wrong than on the old embedding layer (models/HISTORY.md,
 "Session 14"). A model whose ``tiles.json`` names its own ``enrollment_value_scale``
 (fitted by :mod:`vision.training.value_scale`) uses that instead: another training
 needs another scale (session 16: 0.35 for a grey-recipe model, whose error at 0.25 was
@@ -89,14 +89,14 @@ SUIT_SHAPE_SCALE = 0.3
 """The same for the suit's second head, on the networks' features (session 18, tuning
 sets 60000-60031: 0.3 answered the most squares without more confidently wrong ones;
 with both networks' features 5.63% -> 3.53% error at four turns, with the base's alone
-7.16% -> 5.60%; models/README.md, "Session 18")."""
+7.16% -> 5.60%; models/HISTORY.md, "Session 18")."""
 THRESHOLD = 0.99
 """Confidence below which an enrolled reading is "?": the lowest of 0.9, 0.95, 0.98,
 0.99, 0.995 at which at most 0.05% of the same sets' squares are answered wrongly
 (session-8 model: 0.98 answers 80% with 0.06% wrong; 0.99 answers 74%, none wrong).
 Session 13's tuning sets allowed 0.98 at four turns (95.7% answered, none wrong), but
 on the benchmark's enrolled sets it read 3 of 2,557 squares wrong at four turns and 10
-in one pass: 0.99 is kept (models/README.md, "Session 13")."""
+in one pass: 0.99 is kept (models/HISTORY.md, "Session 13")."""
 VALUE_SHRINKAGE = 0.1
 """How far the value head's shared covariance is pulled towards a sphere (0..1):
 the embedding has more dimensions than one tile set's photos fill."""
@@ -113,25 +113,25 @@ against any tile is at most COVERED_ODDS. On the tuning sets (60000-60015), sess
 Sessions 11-12 kept 0.9 because larger quantiles read a few hands as a tile; session
 13 found each of those was the tile really under the hand, seen past the fingers.
 1.0 (the largest margin over every photo) does read hands wrongly: 0.99 is kept
-(models/README.md, "Session 13"). Since the value check (session 20) weighs a doubtful
+(models/HISTORY.md, "Session 13"). Since the value check (session 20) weighs a doubtful
 square's tiles by the photos' own, a hand gets less help from the heads' doubt: session
 21 took the odds from 0.002 to 0.0003 (the shift 1.9 larger), chosen on the tuning sets
 60000-60063, where squares a hand partly hides went from 13.1% to 9.2% "?" or wrong at
 four turns and no square under a hand was read as another tile; at 0.00016 (2.5 larger)
-two were, in one pass (models/README.md, "Session 21")."""
+two were, in one pass (models/HISTORY.md, "Session 21")."""
 TURNS_SHARPEN = 1.4
 """A steady view or a photo is read at all four quarter turns
 (:meth:`Enrollment.probabilities_all_turns`); the mean of four turns' embeddings is
 steadier than one, so its value scores take a scale this many times VALUE_SCALE
 (0.35 against 0.25, by likelihood on the tuning sets 60000-60015: 92% of their
 visible squares answered at the threshold, none wrongly, where averaging the four
-turns' probabilities answered 73%; models/README.md, "Session 11")."""
+turns' probabilities answered 73%; models/HISTORY.md, "Session 11")."""
 PAIRED_VALUE_SCALE = 0.2
 PAIRED_TURNS_SHARPEN = 1.0
 """The value scale and four-turn sharpening of an enrolment that reads both networks'
 features (the reader beside its base), chosen on the tuning sets 60000-60031 as the
 largest one-pass and four-turn answers with no more confidently wrong squares than the
-base alone (VALUE_SHRINKAGE unchanged; models/README.md, "Session 18")."""
+base alone (VALUE_SHRINKAGE unchanged; models/HISTORY.md, "Session 18")."""
 CORNER_SHIFTS = 3
 """Extra crops per square with the board's corners moved by ~0.5% of its width."""
 FORMAT = 7

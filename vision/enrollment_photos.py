@@ -6,7 +6,7 @@ session 34 the user had to photograph the set again. So the enrolment file keeps
 photo's board: the part of the picture every crop is cut from, losslessly (PNG), with
 its corners and the position it shows, and the layout that names the squares. From
 them :func:`vision.enrollment.enrolled_again` learns the same set on new networks in a
-second or two, as ``setupcam enroll`` did (models/README.md, "Session 34").
+second or two, as ``setupcam enroll`` did (models/HISTORY.md, "Session 34").
 
     >>> image = np.zeros((720, 1280, 3), np.uint8)
     >>> corners = np.array([[500, 200], [800, 200], [800, 500], [500, 500]], float)

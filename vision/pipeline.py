@@ -44,7 +44,7 @@ SECOND_LOOK_SQUARES = 3
 """A frame's squares left "?" (not hands) are read again at all four quarter turns, at
 most this many per frame: 4 crops each, about 0.8 ms a square (12 crops take 2.4-2.5 ms
 in `bench_recognizer`), so a frame stays well
-inside its 20 ms (models/README.md, "Session 11")."""
+inside its 20 ms (models/HISTORY.md, "Session 11")."""
 STALE_BORDER_S = 2.0
 """Something over the board's border that has not moved for this long is taken as
 part of the table (a cup, a shadow, a border that looked different when the steady
@@ -243,7 +243,7 @@ class LivePipeline:
         sharpest frame at each detail), as it is and with what is left of the smear
         (:data:`vision.deblur.LEFT_SMEAR_PX`) taken out. Each is pooled with the frames'
         readings. The pictures that answer most of them are kept, and only the squares
-        they answer: the others stay as they were (models/README.md, "Sessions 32-33")."""
+        they answer: the others stay as they were (models/HISTORY.md, "Sessions 32-33")."""
         assert view.frame_crops is not None
         threshold = self.recognizer.threshold_all_turns
         squares = self.layout.squares
@@ -288,7 +288,7 @@ class LivePipeline:
     def _worth_a_longer_look(self, view: StableView) -> bool:
         """A view that still leaves tiles in doubt is taken back, once, to be looked at
         again over nearly a second of frames: burst accumulation reads a camera that
-        smears every frame far better from 15 frames than from 6 (models/README.md,
+        smears every frame far better from 15 frames than from 6 (models/HISTORY.md,
         "Session 33"). A sure view is decided at once."""
         return (
             view.frame_crops is not None

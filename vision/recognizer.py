@@ -23,7 +23,7 @@ user's own tile set instead; see :class:`vision.enrollment.Enrollment`. Enrolmen
 learns from another network, the *enrolment base*, named in ``tiles.json``
 (``enrollment_model``, ``models/enrollment-base.onnx``): the network that reads the
 art it was trained on best is not the one whose features learn a new set best
-(models/README.md, "Session 17"), so an enrolled tile set is read entirely by the
+(models/HISTORY.md, "Session 17"), so an enrolled tile set is read entirely by the
 base (:attr:`TileRecognizer.enrollment_base`).
 """
 
@@ -133,7 +133,7 @@ SMALL_BOARD_PX = 300
 """Below this width in the picture (pixels, mean of the outline's sides) a board's
 suit marks are about 4 px wide and the model misreads many more tiles: best class
 91% on the validation boards 270-300 px wide, against 96-99% from 300 px up
-(models/README.md, "Session 7")."""
+(models/HISTORY.md, "Session 7")."""
 
 
 def small_board_advice(corners: np.ndarray) -> str | None:
@@ -160,7 +160,7 @@ NOT_ENROLLED_ADVICE = (
     "coloured otherwise it misreads many tiles with confidence (one square in six in "
     "the simulator); enrol yours first (setupcam enroll, see the README)"
 )
-"""Said when a real picture is read without an enrolment (models/README.md,
+"""Said when a real picture is read without an enrolment (models/HISTORY.md,
 "Session 17": the reader read 17.5% of the squares confidently wrong in the live app
 on simulated sets whose suits take other colours)."""
 
@@ -204,7 +204,7 @@ class ModelInfo:
     """The "?" threshold of a reading at all four turns, calibrated on such readings as
     ``threshold`` is on one pass, to the same rate of confident errors: the four turns
     agree on far fewer wrong answers, so the same rate allows a lower threshold
-    (models/README.md, "Session 28"). ``threshold`` for a model shipped without one."""
+    (models/HISTORY.md, "Session 28"). ``threshold`` for a model shipped without one."""
     enrollment_value_scale: float | None = None
     """The scale of enrolment's value head for this model's embedding (None: the
     default :data:`vision.enrollment.VALUE_SCALE`). Models differ in how far apart their
@@ -350,7 +350,7 @@ class TileRecognizer:
 
         A network that is its own enrolment base gives its own. A reader gives its
         base's and its own: the two networks' tempered logits averaged, and their
-        features side by side, each scaled to length 1 (models/README.md,
+        features side by side, each scaled to length 1 (models/HISTORY.md,
         "Session 18": the reader's shape features halve the enrolled one-pass error).
         """
         base = self.enrollment_base

@@ -3,7 +3,7 @@
 The networks were trained on tiles turned every quarter turn, so their pooled features
 hardly change when a tile turns, and a 6 upside down is most of a 9: on enrolled sets
 of art never trained on, 6 against 9 was the main doubt left, about half the squares
-read "?" (models/README.md, "Session 19"). What tells them apart is where the digit sits
+read "?" (models/HISTORY.md, "Session 19"). What tells them apart is where the digit sits
 on the tile and which way its underline faces: a matter of the picture, which pooled
 features average away. So enrolment keeps its photos' 6s and 9s as small grey
 templates, and a square the value head reads as 6 or 9 is matched against each of them
@@ -53,7 +53,7 @@ SPREAD_FLOOR = 0.05
 steadier than game frames (no hands, less blur), so their own spread understates it."""
 TRUST = 0.5
 """The share of the photos' log-likelihood ratio the verdict gets (tuning sets
-60000-60031; models/README.md, "Session 19")."""
+60000-60031; models/HISTORY.md, "Session 19")."""
 MIN_SHARE = 0.02
 """A square whose 6 and 9 together hold less of the value head's belief is not matched."""
 

@@ -36,7 +36,7 @@ def pooled(*readings: np.ndarray) -> np.ndarray:
     average, and a class any reading rules out stays ruled out. A steady view's
     frames, and then the view and its closer look at four turns, are pooled this way:
     averaging their probabilities instead let the less sure readings hold many
-    squares below the "?" threshold (models/README.md: "Session 11" for the closer
+    squares below the "?" threshold (models/HISTORY.md: "Session 11" for the closer
     look, "Session 31" for the frames).
 
     >>> p = pooled(np.array([0.95, 0.05]), np.array([0.999, 0.001]))
@@ -88,7 +88,7 @@ class StabilityTracker:
         spans :data:`LONGER_LOOK_S`, and then the view comes again, over all those
         frames. Once per still moment; for a view that left tiles in doubt, as more
         frames of a camera that smears every frame read better together
-        (models/README.md, "Session 33").
+        (models/HISTORY.md, "Session 33").
 
         >>> tracker = StabilityTracker(settle_s=0.3)
         >>> probs = {"b2": np.eye(3)[0]}

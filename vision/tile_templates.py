@@ -34,7 +34,7 @@ REDUCE = 2
 """Templates and squares are matched at 1 / REDUCE of the crop's resolution: at 2 the
 6-or-9 check took 0.8 ms a square instead of 2.0 at full resolution (session 19, one
 template at a time), for a few squares fewer answered on the tuning sets (3.74%
-against 3.60% "?" or wrong in one pass; models/README.md, "Session 19")."""
+against 3.60% "?" or wrong in one pass; models/HISTORY.md, "Session 19")."""
 SEARCH = 12
 """How far (px of an 84-px crop) a template may be shifted from the crop's centre: a tile
 lies off its square's centre by a few pixels, not by half a square."""

@@ -7,7 +7,7 @@ set-up, which only they can fix: a tile set that was never enrolled, or a smeare
 soft picture (a camera that shakes, a long exposure in dim light, a lens out of
 focus). In the simulator about one game in sixteen has a camera that smears every frame; there
 an enrolled set's steady views leave half its tiles or more "?" and many of its turns
-go to the players, while the other games leave almost none (models/README.md,
+go to the players, while the other games leave almost none (models/HISTORY.md,
 "Session 31").
 
 :class:`UnreadTiles` counts, over the last few steady views, the squares read as a
@@ -42,12 +42,12 @@ is fixed."""
 MIN_TILES = 20
 """Fewer tiles than this in those views say too little to advise on: with 8, one "?"
 among a game's first views of 4 tiles each was enough (a false alarm in one of the
-simulator's ten enrolled games; models/README.md, "Session 31")."""
+simulator's ten enrolled games; models/HISTORY.md, "Session 31")."""
 UNREAD_SHARE = 0.25
 """Above this share of unread tiles the players are told. In the simulator's games the
 one whose camera smears every frame leaves half the tiles or more unread in every run
 of 5 views after its first few; the others at most 3 of 21, on a board 283 px wide
-(models/README.md, "Session 31")."""
+(models/HISTORY.md, "Session 31")."""
 
 
 class UnreadTiles:

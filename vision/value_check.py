@@ -38,7 +38,7 @@ A square the heads answer with a tile is matched too, against that tile's value 
 of the wrong value, and a square that matches its answer's tiles far worse than the
 photos' tiles matched their own falls back to "?". At four turns (a steady view, a
 photo, a doubtful square) that took the confidently wrong squares of the 64 tuning
-sets from 16 to 6, for 0.03 points more "?" (models/README.md, "Session 20"); since
+sets from 16 to 6, for 0.03 points more "?" (models/HISTORY.md, "Session 20"); since
 session 22 a frame's quick reading checks its answers too (31 -> 19 wrong in one pass
 on the tuning sets, about 1.7 ms more a frame timed by hand)::
 
@@ -72,7 +72,7 @@ TRUST = 1.0
 """The share of the photos' log-likelihood ratio the check gets: of 0.5, 0.75, 1, 1.25,
 1.5 and 2, the largest that answers no square more wrongly on the tuning sets
 60000-60031 (on 60032-60063, replayed after the choice, even 0.5 answers one or two
-more wrongly; models/README.md, "Session 20")."""
+more wrongly; models/HISTORY.md, "Session 20")."""
 SPREAD_FLOOR = 0.05
 """Added (squared) to the photos' spread of match levels: game frames (blur, hands
 near) are less steady than photos."""

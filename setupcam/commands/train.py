@@ -72,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="shipped (default): the recipe of the shipped networks, under an hour on 2 "
         "cores; session-28: the networks shipped in sessions 28-34 (the reader wider, "
         "no smeared crops); session-17: those shipped in sessions 17-27, about 63 min "
-        "(models/README.md, Sessions 28 and 35)",
+        "(models/HISTORY.md, Sessions 28 and 35)",
     )
     parser.add_argument("--epochs", type=int, help="override the recipe's number of epochs")
     parser.add_argument(

@@ -101,7 +101,7 @@ def _pick_font(rng: np.random.Generator, *kinds: str) -> str | None:
 # not a way the real tiles can look. Its replacement keeps the other palettes'
 # pairings (red hearts, green clubs, black spades...): a model trained here learns
 # them, and a palette that swapped them (session 8's first try: black clubs) is
-# read worse (models/README.md, "Session 8").
+# read worse (models/HISTORY.md, "Session 8").
 _PALETTES: tuple[tuple[BGR, BGR, BGR, BGR, BGR], ...] = (
     (
         (20, 160, 220),

@@ -76,7 +76,7 @@ def _soft_shadow(img: np.ndarray, points: np.ndarray, offset: tuple[int, int], b
     # Only the window around the shadow: the blur's kernel fits in the margin, so every
     # pixel sees the neighbourhood it saw in the whole table, and the rest stays as it
     # is (a factor of exactly 1). Byte for byte the whole-table result; a table image
-    # takes 70 ms instead of 155 (models/README.md, "Session 26").
+    # takes 70 ms instead of 155 (models/HISTORY.md, "Session 26").
     margin = 4 * blur + 2
     height, width = img.shape[:2]
     x0, y0 = np.maximum(points.min(axis=0) // 16 - margin, 0)

@@ -7,7 +7,7 @@ the crops lose their colours so the network also learns suit *shapes* (an unseen
 tile set may colour its suits differently): ``colour="swap"`` swaps their colour
 channels (the enrolment base's recipe), ``colour="grey"`` turns them grey (the
 reader's: the swap makes false pairs, a navy club from a green one; see
-models/README.md, "Session 13")::
+models/HISTORY.md, "Session 13")::
 
     >>> import torch
     >>> x = torch.zeros(4, 56, 56, 3)
@@ -68,7 +68,7 @@ def augment(
 class NoiseBank:
     """Sensor noise drawn once: ``size`` crops of unit normal noise (N x P x P x 3),
     one picked at random per augmented crop. Drawing 2.7 million fresh normal numbers
-    a batch was a sixth of the augmentation's time (models/README.md, "Session 25").
+    a batch was a sixth of the augmentation's time (models/HISTORY.md, "Session 25").
 
     >>> bank = NoiseBank(8, 56, torch.Generator().manual_seed(0))
     >>> tuple(bank.pick(3, 40, torch.Generator().manual_seed(1)).shape)

@@ -5,7 +5,7 @@ reproduces the two shipped networks (:data:`NETWORKS`): the *reader*
 ``models/tiles.onnx``, which reads the art it was trained on, and the *enrolment
 base* ``models/enrollment-base.onnx``, whose features enrolment learns a user's own
 tile set from. One recipe serves both but for its seed and how a tenth of the
-crops lose their colours (models/README.md, "Session 17")::
+crops lose their colours (models/HISTORY.md, "Session 17")::
 
     >>> cfg = quick_config()
     >>> cfg.train.tables, cfg.epochs
@@ -97,7 +97,7 @@ class TrainConfig:
     colour_augment: ColourAugment = "swap"  # see vision.training.augment
     # The first ``small_crop_epochs`` see the crops resampled to ``small_crop_px``: a
     # step there costs 0.58 of one at full size. The shipped recipe has none: 20 of 32
-    # fit the time budget but read clearly worse (models/README.md, "Session 25").
+    # fit the time budget but read clearly worse (models/HISTORY.md, "Session 25").
     small_crop_px: int = 64
     small_crop_epochs: int = 0
     # The two changes that train the shipped recipe within the hour (session 28; the
@@ -109,12 +109,12 @@ class TrainConfig:
     # The share of crops smeared by a moving camera on top of the simulator's own
     # motion blur (vision.training.augment.motion_kernel; needs augment_levels). The
     # shipped reader's 15% since session 35; none for the enrolment base, which enrolled
-    # no better with it (models/README.md, "Session 30").
+    # no better with it (models/HISTORY.md, "Session 30").
     motion_blur: float = 0.0
     # The channels of the stride-2 stem and of each stage (vision.training.model). The
     # shipped reader's stem is 16 wide: 12 squares in 2.66 ms instead of 3.13 ms
     # (docs/benchmarks.md), and, trained on smeared crops, it reads one frame better
-    # (models/README.md, "Session 35").
+    # (models/HISTORY.md, "Session 35").
     widths: tuple[int, ...] = WIDTHS
 
     def __post_init__(self) -> None:
@@ -128,7 +128,7 @@ RECIPES = ("shipped", "session-28", "session-17")
 """``full_config``'s recipes: the one that trained the shipped networks (session 35:
 a narrower reader trained on smeared crops), session 28's, which trained the networks
 shipped in sessions 28-34 within the hour on two cores, and session 17's, which
-trained those shipped in sessions 17-27 in about 63 minutes (models/README.md,
+trained those shipped in sessions 17-27 in about 63 minutes (models/HISTORY.md,
 "Session 28")."""
 READER_WIDTHS = (16, 32, 64, 128)
 """The shipped reader's widths: a stem of 16 channels where the enrolment base has 24."""
@@ -140,7 +140,7 @@ MODEL_FILES = {"reader": "tiles.onnx", "enrollment-base": "enrollment-base.onnx"
 
 def full_config(network: str = "reader", recipe_name: str = "shipped") -> TrainConfig:
     """A shipped network's recipe: the reader's crops turn grey where the enrolment
-    base's swap colour channels, and each keeps its seed (models/README.md, "Session
+    base's swap colour channels, and each keeps its seed (models/HISTORY.md, "Session
     17"). Since session 28 the networks train 30 epochs, without batch norm in the
     full-resolution layer and augmented from the 8-bit crops; ``"session-17"``, the
     recipe of the networks shipped before, 32 epochs with both. The shipped reader
@@ -445,7 +445,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     temperature = fit_temperature(turns[0], y)
     # A tile may face any player, so the threshold must hold whichever way the crop
     # is turned: the crops read at each quarter turn count as four validation sets
-    # (models/README.md, "Session 17": one turn alone let a network answer 8 and 6
+    # (models/HISTORY.md, "Session 17": one turn alone let a network answer 8 and 6
     # of one tile confidently).
     threshold = choose_threshold(
         softmax(np.concatenate(turns), temperature), np.tile(y, 4), top=np.tile(top, 4)
@@ -454,7 +454,7 @@ def calibrate_and_evaluate(onnx_path: Path, cfg: TrainConfig, datasets: dict[str
     # temperature (by likelihood, as the first) and its own "?" threshold, held to the
     # same rate of confident errors on its own readings: held to the one-pass
     # threshold, the live app's second looks left squares "?" that the four turns
-    # read right (models/README.md, "Session 28").
+    # read right (models/HISTORY.md, "Session 28").
     mean_logits = np.mean(turns, axis=0)
     temperature_all_turns = fit_temperature(mean_logits, y)
     threshold_all_turns = choose_threshold(softmax(mean_logits, temperature_all_turns), y, top=top)

@@ -68,7 +68,7 @@ class TileNet(nn.Module):
         if full_res_channels:
             # Batch norm over the full-resolution activations is the costliest pass of
             # a training step; without it a step takes about a sixth less
-            # (models/README.md, "Session 27").
+            # (models/HISTORY.md, "Session 27").
             layers.append(_block(3, full_res_channels, 1, batch_norm=full_res_batch_norm))
             stem_in = full_res_channels
         layers.append(_block(stem_in, widths[0], 2))

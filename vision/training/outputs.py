@@ -4,7 +4,7 @@ The network's ``embedding`` layer (Linear 128->96 + BN + ReLU) is trained to tel
 the training families' tiles apart; the 128 pooled features under it are more
 general, and a tile set the model never saw is learnt better from them (session
 14: the held-out family's enrolled error 22.2% -> 18.6% in one pass, 11.6% ->
-10.1% at four turns; models/README.md). So after export and quantisation the ONNX
+10.1% at four turns; models/HISTORY.md, "Session 14"). So after export and quantisation the ONNX
 file's second output, still called ``embedding``, is rewired to those features.
 The logits do not change: the graph still computes the embedding layer inside.
 

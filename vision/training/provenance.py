@@ -7,7 +7,7 @@ and session 24's, but the training's float arithmetic does not: torch's convolut
 the same network bit for bit only on a CPU with the same kernels. On another CPU the
 first step's loss already differs in its sixth digit, and 12,000 steps later it is
 another network of the same recipe, as good within the spread between trainings
-(models/README.md, "Session 24").
+(models/HISTORY.md, "Session 24").
 
 Training therefore records the CPU and the library versions in each network's
 ``.json`` (``trained_on``), and ``setupcam train`` ends by saying whether it made the
@@ -122,7 +122,7 @@ def verdict(name: str, digest: str, shipped: dict, host: dict) -> str:
     if not shipped_host:
         return (
             f"{line}; the shipped .json does not say which CPU trained it, and another CPU's "
-            "kernels make another network of the same recipe (models/README.md, 'Session 24')"
+            "kernels make another network of the same recipe (models/HISTORY.md, 'Session 24')"
         )
     if shipped_host.get("cpu_features") != host.get("cpu_features"):
         return (

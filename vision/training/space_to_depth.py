@@ -2,7 +2,7 @@
 bit, in two thirds of the time.
 
 The first layer (3x3, 3 -> 16 channels, full resolution) is what keeps the classic
-art's corner digits readable (models/README.md, "Session 4"), but onnxruntime's int8
+art's corner digits readable (models/HISTORY.md, "Session 4"), but onnxruntime's int8
 convolution handles its 3 input channels badly: it was half the reader's time on
 session 21's host, 2.2 of 4.3 ms for 12 squares. Networks with a cheaper first layer
 read the classic art worse once trained (session 21's and session 22's 4x4 stride-2

@@ -4,11 +4,11 @@ Enrolment's value head turns linear-discriminant scores into probabilities with 
 scale (:data:`vision.enrollment.VALUE_SCALE`). How large the scores are depends on how
 far apart a model's features put the values, so two trainings need different scales:
 at the scale tuned on one, the other may leave far more squares "?" while being no
-less right (models/README.md, "Session 16"). This fits the scale per model, the way
+less right (models/HISTORY.md, "Session 16"). This fits the scale per model, the way
 the temperature is fitted, and writes it into the enrolment base's ``.json`` (the
 model's own when it names no other). It is the scale of an enrolment on the base
 alone; one that reads the reader's features beside it takes
-:data:`vision.enrollment.PAIRED_VALUE_SCALE` (models/README.md, "Session 18")::
+:data:`vision.enrollment.PAIRED_VALUE_SCALE` (models/HISTORY.md, "Session 18")::
 
     .venv/bin/python -m vision.training.value_scale --model runs/m/tiles.onnx [--write]
 
