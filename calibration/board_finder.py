@@ -1,10 +1,10 @@
-"""Find the SETUP board in a camera frame, decide which edge is south, and track it.
+"""Find the SETUP board in a camera frame automatically, and follow it from frame to frame.
 
 Three ways to register the board (best first): :func:`find_board` (automatic, no
 markers), :func:`calibration.markers.find_board_by_markers` (four printed ArUco
-markers) and :func:`manual_board` (the user's four corners). All return a
-:class:`BoardLocation`; automatic finding raises :class:`BoardNotFound` with a
-specific reason instead of guessing::
+markers) and :func:`calibration.board_location.manual_board` (the user's four
+corners). All return a :class:`BoardLocation`; automatic finding raises
+:class:`BoardNotFound` with a specific reason instead of guessing::
 
     >>> layout = Layout.load()
     >>> location = find_board(frame, layout)          # doctest: +SKIP
@@ -23,43 +23,37 @@ other three's (it snapped to a table stripe or an arm) is moved to where it does
 an inner ring (a board whose outer band has the table's colour) or a line in the
 table beside the board is moved to the edge the grid of squares points to
 (:mod:`calibration.grid_fit`). When a previous location is given only the second
-stage runs, around the old corners, which is what makes tracking cheap.
-
-Orientation: the square pattern is symmetric under quarter turns, so which side is
-south can only come from the board's art. A :class:`BoardLook` stores the colour
-of each edge's bonus-square frames, captured once at registration; later frames
-take the rotation whose frame colours match it best. Without a look the south edge
-is taken to be the one nearest the bottom of the image (closest to the camera).
+stage runs, around the old corners (:func:`track_board`), which is what makes
+tracking cheap. Which edge is south is :mod:`calibration.orientation`'s job; noticing
+that the board moved, :mod:`calibration.board_tracker`'s.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
 import numpy as np
 
-from calibration.colour_names import named_bgr
+from calibration.board_location import (
+    UNIT_CORNERS,
+    BoardLocation,
+    BoardNotFound,
+    board_width_px,
+    convex_clockwise,
+)
 from calibration.grid_fit import grid_fit, grid_offset
+from calibration.orientation import BoardLook, orient
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from calibration.rim_profile import (
-    RIM_SAMPLES,
-    STILL_THERE,
     moved_outline,
     profiles_across_side,
-    rim_match,
     rim_offset,
-    rim_profile,
 )
 from calibration.side_agreement import agree_sides, outer_rim
-from engine.layout import Edge, Layout
-
-UNIT_CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
-CORNER_NAMES = ("NW", "NE", "SE", "SW")
+from engine.layout import Layout
 
 # Working width for the from-scratch search: enough for a board of >= 15% of the
 # frame height to span >= 40 px, small enough for a few ms of edge detection.
@@ -88,299 +82,10 @@ SAME_OUTLINE = 0.001  # corners this close (board widths): outlines taken as one
 EXPAND_MIN_STEP = 12.0  # colour step (0-255, over 2 px) that counts as an edge
 
 
-class BoardNotFound(Exception):
-    """The board could not be located; ``reason`` says why in words.
-
-    >>> str(BoardNotFound("too dark: mean brightness 12/255"))
-    'too dark: mean brightness 12/255'
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def board_width_px(corners: np.ndarray) -> float:
-    """Mean length of a board outline's four sides in pixels.
-
-    >>> board_width_px(np.array([[0, 0], [300, 0], [300, 200], [0, 200]], float))
-    250.0
-    """
-    corners = np.asarray(corners, np.float64)
-    return float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1)))
-
-
-@dataclass(frozen=True, eq=False)
-class BoardLocation:
-    """Where the board is in one (undistorted) image.
-
-    ``corners`` are NW, NE, SE, SW in pixels; ``board_to_image`` maps board units
-    (unit square, x east, y south) to pixels and ``image_to_board`` back.
-    ``method`` is ``"auto"``, ``"markers"`` or ``"manual"``; ``orientation_source``
-    says how south was decided (``"signature"``, ``"seats"``, ``"nearest-edge"``, ``"markers"``,
-    ``"manual"`` or ``"tracked"``).
-
-        >>> loc = manual_board([(100, 100), (500, 100), (500, 500), (100, 500)])
-        >>> loc.to_image([(0.5, 0.5)]).tolist()
-        [[300.0, 300.0]]
-    """
-
-    corners: np.ndarray
-    board_to_image: np.ndarray
-    image_to_board: np.ndarray
-    method: str
-    confidence: float = 1.0
-    orientation_source: str = "manual"
-
-    @classmethod
-    def from_corners(
-        cls,
-        corners: Any,
-        method: str,
-        confidence: float = 1.0,
-        orientation_source: str = "manual",
-    ) -> BoardLocation:
-        quad = np.asarray(corners, np.float64).reshape(4, 2)
-        h = cv2.getPerspectiveTransform(UNIT_CORNERS.astype(np.float32), quad.astype(np.float32))
-        h = h / h[2, 2]
-        quad.setflags(write=False)
-        return cls(quad, h, np.linalg.inv(h), method, float(confidence), orientation_source)
-
-    def to_image(self, board_points: Any) -> np.ndarray:
-        """Board units -> pixels (N×2)."""
-        pts = np.asarray(board_points, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.board_to_image).reshape(-1, 2)
-
-    def to_board(self, image_points: Any) -> np.ndarray:
-        """Pixels -> board units (N×2)."""
-        pts = np.asarray(image_points, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.image_to_board).reshape(-1, 2)
-
-    def square_quads(self, layout: Layout) -> dict[str, np.ndarray]:
-        """Each square's outline in pixels (4×2, NW NE SE SW of the square)."""
-        names = list(layout.squares)
-        pts = [c for name in names for c in layout.rects[name].corners]
-        img = self.to_image(pts).reshape(len(names), 4, 2)
-        return dict(zip(names, img, strict=True))
-
-    def width_px(self) -> float:
-        """Mean length of the board's sides in pixels."""
-        return board_width_px(self.corners)
-
-    def rotated(self, quarter_turns: int, orientation_source: str) -> BoardLocation:
-        """The same outline with south moved ``quarter_turns`` edges clockwise."""
-        quad = np.roll(self.corners, -quarter_turns, axis=0)
-        return BoardLocation.from_corners(quad, self.method, self.confidence, orientation_source)
-
-    def corners_list(self) -> list[list[float]]:
-        return [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]
-
-
-def manual_board(corners: Any) -> BoardLocation:
-    """A location from four user-given corners NW, NE, SE, SW (pixels).
-
-    Raises ``ValueError`` when the points do not form a convex clockwise outline.
-
-        >>> manual_board([(0, 0), (10, 0), (10, 10), (0, 10)]).method
-        'manual'
-    """
-    quad = np.asarray(corners, np.float64)
-    if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
-        raise ValueError("give exactly four corners x,y: NW, NE, SE, SW")
-    if not _convex_clockwise(quad):
-        raise ValueError(
-            "the four corners must go NW, NE, SE, SW around the board (clockwise on screen) "
-            "and form a convex outline"
-        )
-    return BoardLocation.from_corners(quad, "manual", 1.0, "manual")
-
-
-def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
-
-
-def _convex_clockwise(quad: np.ndarray) -> bool:
-    """Clockwise on screen (y down) means every turn has a positive cross product."""
-    return all(_cross(quad[i], quad[(i + 1) % 4], quad[(i + 2) % 4]) > 0 for i in range(4))
-
-
 def _order_clockwise(quad: np.ndarray) -> np.ndarray:
     centre = quad.mean(axis=0)
     angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
     return quad[np.argsort(angles)]  # increasing angle with y down = clockwise on screen
-
-
-# --- orientation -------------------------------------------------------------------------
-
-
-def _frame_ring_points(layout: Layout, edge: Edge, step: float = 0.004) -> np.ndarray:
-    """Board points on the ring just outside each bonus square of ``edge`` (its frame)."""
-    points = []
-    for square in layout.bonus_squares(edge):
-        r = layout.rects[square]
-        for d in (0.004, 0.008):
-            x0, y0, x1, y1 = r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d
-            xs = np.arange(x0, x1, step)
-            ys = np.arange(y0, y1, step)
-            points += [(x, y0) for x in xs] + [(x, y1) for x in xs]
-            points += [(x0, y) for y in ys] + [(x1, y) for y in ys]
-    return np.array(points, np.float64)
-
-
-def _sample_bgr(image: np.ndarray, pixels: np.ndarray) -> np.ndarray:
-    """Bilinear colour samples at N pixel positions (N×3 float)."""
-    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    mx = pixels[:, 0].astype(np.float32).reshape(1, -1)
-    my = pixels[:, 1].astype(np.float32).reshape(1, -1)
-    out = cv2.remap(bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return out.reshape(-1, 3).astype(np.float64)
-
-
-def _edge_signature(image: np.ndarray, location: BoardLocation, layout: Layout) -> np.ndarray:
-    """Mean Lab colour of each edge's bonus frames, rows in order S, W, N, E (4×3)."""
-    rows = []
-    for edge in Edge:
-        ring = _frame_ring_points(layout, edge)
-        if len(ring) == 0:
-            rows.append(np.full(3, np.nan))
-            continue
-        bgr = _sample_bgr(image, location.to_image(ring))
-        # Median, not mean: a tile overhanging the frame should not shift the colour.
-        med = np.median(bgr, axis=0).astype(np.uint8).reshape(1, 1, 3)
-        rows.append(cv2.cvtColor(med, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64))
-    return np.array(rows)
-
-
-@dataclass(frozen=True, eq=False)
-class BoardLook:
-    """The board's own art, remembered at registration, to tell the edges apart later.
-
-    ``edge_lab`` holds the Lab colour (OpenCV 8-bit scale) of each edge's bonus
-    frames, rows S, W, N, E. ``rim`` (captured looks only) is the lightness across
-    the board's rim (:mod:`calibration.rim_profile`): it tells the board's outer
-    edge from an inner ring when the board's outer band has the table's colour.
-
-        >>> look = BoardLook.capture(frame, location, layout)  # doctest: +SKIP
-        >>> find_board(next_frame, layout, look=look).orientation_source  # doctest: +SKIP
-        'signature'
-    """
-
-    edge_lab: np.ndarray
-    source: str = "signature"
-    """``"signature"``: captured from the board; ``"seats"``: the players' colour names."""
-    rim: np.ndarray | None = None
-
-    @property
-    def lightness_weight(self) -> float:
-        """How much lightness counts against hue: a captured look knows the frames'
-        real lightness, colour names do not."""
-        return 0.25 if self.source == "signature" else 0.0
-
-    @classmethod
-    def capture(cls, image: np.ndarray, location: BoardLocation, layout: Layout) -> BoardLook:
-        return cls(
-            _edge_signature(image, location, layout), rim=rim_profile(image, location.corners)
-        )
-
-    @classmethod
-    def from_seats(cls, colours: Mapping[Edge, str]) -> BoardLook | None:
-        """The look the seats promise: each edge framed in its player's colour.
-
-        ``None`` when fewer than two of the colour names are known (see
-        :mod:`calibration.colour_names`)::
-
-            >>> look = BoardLook.from_seats({Edge.SOUTH: "red", Edge.NORTH: "yellow"})
-            >>> look.distinct(), look.source
-            (True, 'seats')
-        """
-        rows = []
-        for edge in Edge:
-            bgr = named_bgr(colours[edge]) if edge in colours else None
-            if bgr is None:
-                rows.append(np.full(3, np.nan))
-                continue
-            pixel = np.array(bgr, np.uint8).reshape(1, 1, 3)
-            rows.append(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64))
-        if sum(not np.isnan(row).any() for row in rows) < 2:
-            return None
-        return cls(np.array(rows), source="seats")
-
-    def distinct(self) -> bool:
-        """Whether the four edges look different enough to decide orientation."""
-        sig = self.edge_lab[~np.isnan(self.edge_lab).any(axis=1)]
-        if len(sig) < 2:
-            return False
-        dists = [
-            _lab_distance(a, b, self.lightness_weight) for a, b in itertools.combinations(sig, 2)
-        ]
-        return min(dists) > 12.0
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "edge_lab": {
-                e.value: [round(float(v), 2) for v in row]
-                for e, row in zip(Edge, self.edge_lab, strict=True)
-            },
-            "source": self.source,
-        }
-        if self.rim is not None:
-            data["rim"] = [round(float(v), 1) for v in self.rim]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BoardLook:
-        try:
-            rows = [data["edge_lab"][e.value] for e in Edge]
-            arr = np.array(rows, np.float64).reshape(4, 3)
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("board look: 'edge_lab' must map S, W, N, E to [L, a, b]") from None
-        source = data.get("source", "signature")
-        if source not in ("signature", "seats"):
-            raise ValueError("board look: 'source' must be 'signature' or 'seats'")
-        rim = data.get("rim")
-        if rim is not None:
-            try:
-                rim = np.array(rim, np.float64).reshape(RIM_SAMPLES)
-            except (TypeError, ValueError):
-                raise ValueError(f"board look: 'rim' must be {RIM_SAMPLES} numbers") from None
-        return cls(arr, source=source, rim=rim)
-
-
-def _lab_distance(a: np.ndarray, b: np.ndarray, lightness_weight: float = 0.25) -> float:
-    # Lightness varies with the lamp; the hue of the frames does not: weigh chroma more.
-    d = a - b
-    return float(math.sqrt(lightness_weight * d[0] ** 2 + d[1] ** 2 + d[2] ** 2))
-
-
-def orient(
-    image: np.ndarray, location: BoardLocation, layout: Layout, look: BoardLook | None
-) -> BoardLocation:
-    """Rotate the corner order so that south is south (see the module docstring)."""
-    if look is not None and look.distinct():
-        best, costs = 0, []
-        for k in range(4):
-            sig = _edge_signature(image, location.rotated(k, "signature"), layout)
-            ok = ~(np.isnan(sig).any(axis=1) | np.isnan(look.edge_lab).any(axis=1))
-            costs.append(
-                sum(
-                    _lab_distance(a, b, look.lightness_weight)
-                    for a, b in zip(sig[ok], look.edge_lab[ok], strict=True)
-                )
-            )
-        best = int(np.argmin(costs))
-        ranked = sorted(costs)
-        margin = (ranked[1] - ranked[0]) / max(ranked[1], 1e-6)
-        out = location.rotated(best, look.source)
-        conf = location.confidence * min(1.0, 0.5 + margin)
-        return BoardLocation.from_corners(out.corners, out.method, conf, look.source)
-    # South = the side whose midpoint is lowest in the image (nearest the camera).
-    mids = (location.corners + np.roll(location.corners, -1, axis=0)) / 2
-    south_side = int(np.argmax(mids[:, 1]))  # side i joins corner i and i+1
-    # In NW, NE, SE, SW order the south side is side 2 (SE -> SW).
-    return location.rotated((south_side - 2) % 4, "nearest-edge")
-
-
-# --- automatic finding ------------------------------------------------------------------
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
@@ -908,7 +613,7 @@ def _fit_edges(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float]:
     curved lens it can lie ~1% off a bowed edge: the fit searches that far
     (CURVE_REACH of a side) either way.
     """
-    reach = max(2.5, CURVE_REACH * _mean_side(quad))
+    reach = max(2.5, CURVE_REACH * board_width_px(quad))
     return _refine_outline(image, quad, reach)
 
 
@@ -919,7 +624,7 @@ def _fitted_outline(
     to the edge pixels there, with its confidence."""
     expanded = _expand_outline(image, _order_clockwise(outline))
     quad, share = _fit_edges(image, expanded)
-    if share < 0.3 or not _convex_clockwise(quad):
+    if share < 0.3 or not convex_clockwise(quad):
         return expanded, confidence  # the profile walk is still better than a failed fit
     return quad, min(confidence, 0.5 + 0.5 * share)
 
@@ -939,7 +644,7 @@ def _board_edge(
     square = squareness(quad, size) <= MAX_SQUARENESS
     if not np.allclose(agreed, quad):
         refitted, refit_share = _fit_edges(image, agreed)
-        ok = refit_share >= 0.3 and _convex_clockwise(refitted)
+        ok = refit_share >= 0.3 and convex_clockwise(refitted)
         moved = refitted if ok else agreed
         moved_square = squareness(moved, size) <= MAX_SQUARENESS
         # A side moved onto an arm lying along it makes the outline a rectangle.
@@ -959,7 +664,7 @@ def _board_edge(
         if offset:
             moved = moved_outline(ordered, offset)
             snapped, share = _fit_edges(image, moved)
-            quad = snapped if share >= 0.3 and _convex_clockwise(snapped) else moved
+            quad = snapped if share >= 0.3 and convex_clockwise(snapped) else moved
     if not square:
         raise BoardNotFound(
             "the outline found is not square: something lies along an edge of the board "
@@ -1015,7 +720,7 @@ def _grid_checked(
 
 def _same_quad(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two clockwise outlines have their corners within SAME_OUTLINE."""
-    width = _mean_side(a)
+    width = board_width_px(a)
     return any(
         float(np.abs(np.roll(a, k, axis=0) - b).max()) <= SAME_OUTLINE * width for k in range(4)
     )
@@ -1063,14 +768,14 @@ def track_board(image: np.ndarray, previous: BoardLocation) -> BoardLocation | N
     fourth), so the hidden side is kept too.
     """
     quad = previous.corners
-    radius = max(6.0, 0.02 * _mean_side(quad))
+    radius = max(6.0, 0.02 * board_width_px(quad))
     share = 0.0
     for r in (radius, 2.5):
         fitted, share = _refine_outline(image, quad, r, keep_missing=False)
         if share < 0.5:  # mean over the sides: a hand may hide much of one
             return _three_sides_unmoved(image, previous)
         quad = fitted
-    if not _convex_clockwise(quad):
+    if not convex_clockwise(quad):
         return None
     return BoardLocation.from_corners(
         quad,
@@ -1122,322 +827,3 @@ def _refine_sides(
         lines.append((centre, direction))
         shares.append(float(keep.sum()) / samples)
     return lines, shares
-
-
-def _mean_side(quad: np.ndarray) -> float:
-    return float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
-
-
-def corner_error(found: Sequence[Sequence[float]], truth: Sequence[Sequence[float]]) -> float:
-    """Largest corner distance in pixels (corners in the same NW, NE, SE, SW order)."""
-    return float(np.max(np.linalg.norm(np.asarray(found) - np.asarray(truth), axis=1)))
-
-
-# --- drift detection and tracking ------------------------------------------------------
-
-THUMB = 128  # top-down thumbnail side (pixels) for the cheap drift check
-THUMB_MARGIN = 0.04  # board units of table kept around the board: its outline is texture
-RING = (0.03, 0.16)  # the border band (inside the grid's 0.18) that hands rarely cover
-MOVE_TOLERANCE_PX = 1.0  # corner motion below this is noise, not a bump
-PATCH_MATCH = 0.85  # per-patch correlation above which a patch "still matches"
-MIN_MATCHING = 0.5  # share of border patches that must match to call the board unmoved
-MAX_THUMB_SHIFT = 1.2  # thumbnail pixels of slide allowed: about 1% of the board width, the
-# accuracy the squares are read at; camera shake slides the picture about that much
-MIN_VISIBLE_MATCHING = 0.3  # with no slide at all, this share of matching patches will do
-PATIENCE_FRAMES = 10  # frames the board must look different before it is sought anew
-MIN_REREGISTER_MATCHING = 0.7  # a board found from scratch must look this much like the
-# registered one: under a hand a wrong outline (or a wrong turn) can pass a lower bar
-
-
-def _thumb_homography(location: BoardLocation, scale: float) -> np.ndarray:
-    """Pixels (of an image scaled by ``scale``) -> thumbnail pixels."""
-    span = 1 + 2 * THUMB_MARGIN
-    board_to_thumb = np.array(
-        [
-            [(THUMB - 1) / span, 0, THUMB_MARGIN * (THUMB - 1) / span],
-            [0, (THUMB - 1) / span, THUMB_MARGIN * (THUMB - 1) / span],
-            [0, 0, 1],
-        ]
-    )
-    unscale = np.diag([1 / scale, 1 / scale, 1.0])
-    return board_to_thumb @ location.image_to_board @ unscale
-
-
-def board_thumbnail(image: np.ndarray, location: BoardLocation) -> np.ndarray:
-    """The board seen from above, grey, ``THUMB``² pixels, with a thin margin of table."""
-    grey = _grey(image)
-    scale = 1.0
-    # Shrink first so the warp averages rather than aliases (and costs less).
-    while grey.shape[1] * scale > 4 * THUMB and location.width_px() * scale > 2 * THUMB:
-        grey = cv2.pyrDown(grey)
-        scale /= 2
-    h = _thumb_homography(location, scale)
-    return cv2.warpPerspective(grey, h, (THUMB, THUMB), flags=cv2.INTER_LINEAR)
-
-
-def _thumb_px(v: float) -> int:
-    """The thumbnail pixel of board coordinate ``v`` (the table margin included)."""
-    return round((v + THUMB_MARGIN) * (THUMB - 1) / (1 + 2 * THUMB_MARGIN))
-
-
-def _ring_patches() -> list[tuple[slice, slice]]:
-    """Sixteen patches of the border band of the thumbnail, four per side."""
-    lo, hi = _thumb_px(-THUMB_MARGIN), _thumb_px(RING[1])
-    cuts = [_thumb_px(v) for v in (0.0, 0.25, 0.5, 0.75, 1.0)]
-    patches = []
-    for a, b in itertools.pairwise(cuts):
-        patches.append((slice(lo, hi), slice(a, b)))  # north band
-        patches.append((slice(THUMB - hi, THUMB - lo), slice(a, b)))  # south band
-        patches.append((slice(a, b), slice(lo, hi)))  # west band
-        patches.append((slice(a, b), slice(THUMB - hi, THUMB - lo)))  # east band
-    return patches
-
-
-_PATCHES = _ring_patches()
-
-
-def border_match(reference: np.ndarray, current: np.ndarray) -> float:
-    """Share of border patches whose content still matches the reference (0..1)."""
-    matched = 0
-    for rows, cols in _PATCHES:
-        a = reference[rows, cols].astype(np.float32)
-        b = current[rows, cols].astype(np.float32)
-        a = a - a.mean()
-        b = b - b.mean()
-        va, vb = float((a * a).mean()), float((b * b).mean())
-        if va < 16.0 or vb < 16.0:
-            # A flat patch has no texture to correlate: both must be flat and alike.
-            ok = (
-                va < 16.0
-                and vb < 16.0
-                and abs(float(reference[rows, cols].mean()) - float(current[rows, cols].mean()))
-                < 12
-            )
-        else:
-            ok = float((a * b).mean()) / math.sqrt(va * vb) > PATCH_MATCH
-        matched += ok
-    return matched / len(_PATCHES)
-
-
-def _thumb_shift(reference: np.ndarray, current: np.ndarray) -> float:
-    """How far (thumbnail pixels) the picture slid against the reference.
-
-    Patch correlation alone forgives a shift of a few pixels (smooth art still
-    correlates); phase correlation measures it, so a small bump under a hand is
-    noticed instead of reading squares through a slightly stale homography. It is
-    measured on the four sides of the border band, where tiles never go (over the
-    whole board, a tile put down near the middle moved the estimate by up to a
-    pixel), and the sides' median ignores one side a hand lies over.
-    """
-    shifts = []
-    for (rows, cols), window in zip(_BAND_STRIPS, _STRIP_WINDOWS, strict=True):
-        a = reference[rows, cols].astype(np.float32)
-        b = current[rows, cols].astype(np.float32)
-        (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
-        shifts.append((dx, dy))
-    dx, dy = np.median(np.array(shifts), axis=0)
-    return float(math.hypot(dx, dy))
-
-
-def _band_strips() -> list[tuple[slice, slice]]:
-    """The thumbnail's four border strips (north, south, west, east), table margin
-    included: its edge against the board is the sharpest texture there is."""
-    depth = _thumb_px(RING[1])
-    everything = slice(None)
-    return [
-        (slice(0, depth), everything),
-        (slice(THUMB - depth, THUMB), everything),
-        (everything, slice(0, depth)),
-        (everything, slice(THUMB - depth, THUMB)),
-    ]
-
-
-_BAND_STRIPS = _band_strips()
-_STRIP_WINDOWS = [
-    cv2.createHanningWindow(np.zeros((THUMB, THUMB))[strip].shape[::-1], cv2.CV_32F)
-    for strip in _BAND_STRIPS
-]
-"""Each strip's phase-correlation window (the same every frame)."""
-
-
-def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:
-    """Quarter turns (clockwise) that best align ``current``'s orientation with the reference."""
-    scores = []
-    for k in range(4):
-        rot = np.rot90(current, k).astype(np.float32)
-        a = reference.astype(np.float32) - reference.mean()
-        b = rot - rot.mean()
-        scores.append(float((a * b).sum() / math.sqrt(float((a * a).sum() * (b * b).sum()) + 1e-9)))
-    return int(np.argmax(scores))
-
-
-def _same_outline(a: BoardLocation, b: BoardLocation) -> bool:
-    """The same four corners (as a set), up to noise: the board has not moved."""
-    tolerance = max(MOVE_TOLERANCE_PX, 0.002 * b.width_px())
-    return any(
-        float(np.max(np.linalg.norm(np.roll(a.corners, k, 0) - b.corners, axis=1))) <= tolerance
-        for k in range(4)
-    )
-
-
-class BoardTracker:
-    """Keeps the board located frame after frame and notices when it moved.
-
-    Each frame costs one small warp: the board's border band is compared with the
-    reference frame's. While it matches, the registered location is returned
-    unchanged. When it drifts (table bumped, camera moved) the board is
-    re-registered; if that fails the tracker is *lost* and returns ``None`` —
-    squares are never read through a stale homography. ``state`` is
-    ``"tracking"``, ``"re-registering"``, ``"searching"`` or ``"lost: <reason>"``.
-
-        >>> tracker = BoardTracker(Layout.load())
-        >>> loc = tracker.update(frame)  # doctest: +SKIP
-        >>> tracker.state                # doctest: +SKIP
-        'tracking'
-    """
-
-    def __init__(
-        self,
-        layout: Layout,
-        look: BoardLook | None = None,
-        initial: BoardLocation | None = None,
-    ) -> None:
-        self.layout = layout
-        self.look = look
-        self.state = "searching"
-        self._location: BoardLocation | None = None
-        self._reference: np.ndarray | None = None
-        self._pending = initial  # a registration to adopt on the first frame
-        self._doubtful = 0  # frames in a row the board has looked different where it was
-        self.reregistrations = 0
-
-    @property
-    def location(self) -> BoardLocation | None:
-        """The current location, or ``None`` unless the state is ``"tracking"``."""
-        return self._location if self.state == "tracking" else None
-
-    def reset(self, location: BoardLocation | None = None) -> None:
-        """Forget the reference (e.g. after the user registered the board by hand)."""
-        self._location, self._reference, self._pending = None, None, location
-        self.state = "searching"
-
-    def update(self, image: np.ndarray) -> BoardLocation | None:
-        """Process one frame; returns the board location or ``None`` when not sure of it."""
-        if self._pending is not None:
-            return self._adopt_pending(image, self._pending)
-        if self._location is None or self._reference is None:
-            try:
-                found = find_board(image, self.layout, look=self.look)
-            except BoardNotFound as err:
-                self.state = f"lost: {err.reason}"
-                return None
-            self._adopt(image, found)
-            return self._location
-        old = self._location
-        # 1. Re-fit the outline near where it was (about a millisecond). A confirmed
-        #    outline that has not moved means the registration still holds exactly.
-        tracked = track_board(image, old)
-        if tracked is not None:
-            moved = float(np.max(np.linalg.norm(tracked.corners - old.corners, axis=1)))
-            if moved <= max(MOVE_TOLERANCE_PX, 0.002 * old.width_px()):
-                self.state = "tracking"
-                self._doubtful = 0
-                return old
-        # 2. The outline was not confirmed (hands over a side?) or its re-fit moved. A
-        #    board whose border band, seen where it was, still looks the same has not
-        #    moved, whatever the re-fit says: hands, shadows and neighbouring edges fool
-        #    the re-fit, and adopting a fooled outline would read every square wrong.
-        #    A hand hides part of the band: the patches it leaves visible must still
-        #    match and the picture must not have slid.
-        current = board_thumbnail(image, old)
-        match = border_match(self._reference, current)
-        if match >= MIN_VISIBLE_MATCHING and (
-            _thumb_shift(self._reference, current) <= MAX_THUMB_SHIFT
-        ):
-            self.state = "tracking"
-            self._doubtful = 0
-            return old
-        # 3. It looks different where it was: if the re-fitted outline looks like the
-        #    registered board, the board was bumped there.
-        if tracked is not None:
-            current = board_thumbnail(image, tracked)
-            if border_match(self._reference, current) >= MIN_MATCHING:
-                self.reregistrations += 1
-                self._location, self._reference = tracked, current
-                self.state = "tracking"
-                self._doubtful = 0
-                return tracked
-        # 4. Usually a hand: say nothing for a moment rather than search from scratch
-        #    under it (squares are not read meanwhile). Only a difference that lasts
-        #    means the board or the camera really moved.
-        self._doubtful += 1
-        if self._doubtful < PATIENCE_FRAMES:
-            self.state = "checking: the board looks different here (hands over it?)"
-            return None
-        return self._reregister(image)
-
-    def _adopt_pending(self, image: np.ndarray, pending: BoardLocation) -> BoardLocation | None:
-        """Start from a registration made earlier (a calibration file), unless the
-        board's look shows the board has left it since: then find the board anew, and
-        adopt what is found only if it looks like the registered board."""
-        if self._looks_registered(image, pending):
-            self._pending = None
-            self._adopt(image, pending)
-            return self._location
-        try:
-            found = find_board(image, self.layout, look=self.look)
-        except BoardNotFound as err:
-            self.state = f"lost: the board is not where it was registered, and {err.reason}"
-            return None
-        if not self._looks_registered(image, found):
-            # A hand over the rim, or something else found: keep the registration and
-            # look again on the next frame.
-            self.state = "checking: the board is not where it was registered"
-            return None
-        self._pending = None
-        self._adopt(image, found)
-        return self._location
-
-    def _looks_registered(self, image: np.ndarray, location: BoardLocation) -> bool:
-        """Whether the rim at ``location`` looks like the registered look's (``True``
-        when there is no rim to compare)."""
-        if self.look is None or self.look.rim is None:
-            return True
-        return rim_match(self.look.rim, image, location.corners) >= STILL_THERE
-
-    def _adopt(self, image: np.ndarray, location: BoardLocation) -> None:
-        self._location = location
-        self._reference = board_thumbnail(image, location)
-        self.state = "tracking"
-
-    def _reregister(self, image: np.ndarray) -> BoardLocation | None:
-        self.state = "re-registering"
-        assert self._location is not None and self._reference is not None
-        reference = self._reference
-        try:
-            found = find_board(image, self.layout, look=self.look)
-        except BoardNotFound as err:
-            self.state = f"lost: {err.reason}"
-            return None
-        old = self._location
-        if _same_outline(found, old):
-            # Found again where it was (under hands the outline test had failed).
-            self.state = "tracking"
-            return old
-        if found.orientation_source == "nearest-edge":
-            # Found from scratch without a look: keep the registered orientation by
-            # matching the board's own picture against the reference.
-            turns = _thumb_rotation(reference, board_thumbnail(image, found))
-            found = found.rotated(turns % 4, "tracked")
-        current = board_thumbnail(image, found)
-        if border_match(reference, current) < MIN_REREGISTER_MATCHING:
-            # Found something, but it does not look like the registered board from
-            # here (a hand over it, or a different outline): do not trust it yet.
-            self.state = "lost: the board moved and could not be re-registered with confidence"
-            return None
-        self.reregistrations += 1
-        self._location = found
-        self._reference = current
-        self.state = "tracking"
-        self._doubtful = 0
-        return found

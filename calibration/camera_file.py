@@ -259,7 +259,7 @@ def board_look_path(calibration_path: str | Path) -> Path:
 
 
 def save_board_look(look: Any, calibration_path: str | Path) -> Path:
-    """Write ``look`` (a :class:`calibration.board_finder.BoardLook`) beside the calibration.
+    """Write ``look`` (a :class:`calibration.orientation.BoardLook`) beside the calibration.
 
     Atomic like :func:`save_calibration`; returns the sidecar's path.
     """
@@ -291,7 +291,7 @@ def load_board_look(calibration_path: str | Path) -> Any:
         >>> look = load_board_look("calibration.json")  # doctest: +SKIP
         >>> tracker = BoardTracker(layout, look=look)   # doctest: +SKIP
     """
-    from calibration.board_finder import BoardLook
+    from calibration.orientation import BoardLook
 
     path = board_look_path(calibration_path)
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.board_finder import BoardLocation, _convex_clockwise
+from calibration.board_location import BoardLocation, convex_clockwise
 from calibration.lens import DPI, _mm_to_px, write_page
 
 DICTIONARY = cv2.aruco.DICT_4X4_50  # distinct from the lens target's DICT_5X5_100
@@ -146,7 +146,7 @@ def find_board_by_markers(image: np.ndarray) -> BoardLocation | None:
         return None
     centre = np.mean([q.mean(axis=0) for q in seen.values()], axis=0)
     corners = np.array([_board_corner(seen[i], centre) for i in range(4)])
-    if not _convex_clockwise(corners):
+    if not convex_clockwise(corners):
         return None  # markers swapped or laid at the wrong corners
     return BoardLocation.from_corners(corners, "markers", 1.0, "markers")
 

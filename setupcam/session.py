@@ -36,11 +36,16 @@ from engine import (
     Turn,
 )
 from engine.game import TurnOutcome
-from setupcam.store import GameStore
+from setupcam.store import GameStore, TurnFix
 
 
 class SessionError(ValueError):
-    """A request the game cannot take (no game, nothing to undo, bad square...)."""
+    """A request the game cannot take now (no game, nothing to undo, game over...)."""
+
+
+class SessionInputError(SessionError):
+    """A request that is wrong whatever the game's moment (an unknown square): the
+    dashboard answers it as a bad request rather than as a conflict with the game."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +163,8 @@ class GameSession:
             return record.turns[-1]
 
     def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
-        """Say what really lies on ``square`` after turn ``turn_number`` (default: the last play;
-        before the first turn, on the starting board: then the turn returned is 0).
+        """Say what really lies on ``square`` after turn ``turn_number``: 0 is the starting
+        board; the default is the last play, or the starting board before the first turn.
 
         Later turns that still showed the misread tile on that square get the same
         fix, and every score from that turn on is re-derived. Returns the turn fixed.
@@ -167,18 +172,19 @@ class GameSession:
         with self._lock:
             game_id, record, state = self._require_game()
             layout = state.setup.layout
+            if turn_number is not None and turn_number < 0:
+                raise SessionInputError(
+                    f"there is no turn {turn_number}: turns count from 0, the starting board"
+                )
             if square not in layout.rects:
-                raise SessionError(f"unknown square {square!r}")
-            if not record.turns and not turn_number:
-                # Before the first turn the fix is to the starting board the camera read.
-                start = record.setup.start
-                try:
-                    fixed = start.place({square: tile}) if tile else _emptied(start, square)
-                except ValueError as err:
-                    raise SessionError(str(err)) from None
-                self.correct_start(fixed)
+                raise SessionInputError(
+                    f"unknown square {square!r}: this board's squares are "
+                    + ", ".join(sorted(layout.rects))
+                )
+            if turn_number == 0 or (turn_number is None and not record.turns):
+                self._correct_start_square(record, square, tile)
                 return 0
-            number = turn_number or _last_play_number(record)
+            number = turn_number if turn_number is not None else _last_play_number(record)
             if number is None:
                 raise SessionError("no play has been recorded yet; nothing to correct")
             if not 1 <= number <= len(record.turns):
@@ -186,25 +192,28 @@ class GameSession:
             turn = record.turns[number - 1]
             if turn.position is None:
                 raise SessionError(f"turn {number} was a swap; it has no board to correct")
-            misread = turn.position[square]
+            fixes = _square_fixes(record, number, square, tile)
+            # Every fix is worked out before any is saved: a later turn the fix cannot
+            # apply to (the tile now appears twice) leaves the game untouched.
+            self.store.correct_turns(game_id, fixes)
             corrected = record
-            for later in range(number, len(record.turns) + 1):
-                position = record.turns[later - 1].position
-                if position is None:
-                    continue
-                if later > number and position[square] != misread:
-                    break  # a tile was placed there since: the later reading stands
-                try:
-                    new_position = (
-                        position.place({square: tile}) if tile else _emptied(position, square)
-                    )
-                except ValueError as err:
-                    raise SessionError(str(err)) from None
-                note = f"{square}: {misread or 'empty'} -> {tile or 'empty'}"
-                self.store.correct_turn(game_id, later, position, new_position, note)
-                corrected = corrected.with_position(later, new_position)
+            for fix in fixes:
+                corrected = corrected.with_position(fix.number, fix.new)
             self._set_record(game_id, corrected)
             return number
+
+    def _correct_start_square(self, record: GameRecord, square: str, tile: Tile | None) -> None:
+        """Fix one square of the starting board the camera read at set-up."""
+        if record.turns:
+            # The turns were scored against the old starting board, and the store keeps
+            # a game's start as it was created: refuse rather than fix another turn.
+            raise SessionError("the starting board can only be corrected before the first turn")
+        start = record.setup.start
+        try:
+            fixed = start.place({square: tile}) if tile else _emptied(start, square)
+        except ValueError as err:
+            raise SessionError(str(err)) from None
+        self.correct_start(fixed)
 
     def correct_start(self, position: Position) -> None:
         """Replace the starting board (before any turn): the camera reads it at set-up."""
@@ -386,8 +395,37 @@ def _last_play_number(record: GameRecord) -> int | None:
     return None
 
 
+def _square_fixes(record: GameRecord, number: int, square: str, tile: Tile | None) -> list[TurnFix]:
+    """The positions to correct: turn ``number``'s, and each later turn's that still
+    shows the misread tile on ``square``."""
+    first = record.turns[number - 1].position
+    assert first is not None
+    misread = first[square]
+    note = f"{square}: {misread or 'empty'} -> {tile or 'empty'}"
+    fixes = []
+    for later in range(number, len(record.turns) + 1):
+        position = record.turns[later - 1].position
+        if position is None:
+            continue
+        if later > number and position[square] != misread:
+            break  # a tile was placed there since: the later reading stands
+        try:
+            fixed = position.place({square: tile}) if tile else _emptied(position, square)
+        except ValueError as err:
+            raise SessionError(f"turn {later}: {err}") from None
+        fixes.append(TurnFix(later, position, fixed, note))
+    return fixes
+
+
 def _emptied(position: Position, square: str) -> Position:
     return Position({**position.squares, square: None}, position.layout)
 
 
-__all__ = ["GameError", "GameSession", "PendingPlay", "SessionError", "layout_json"]
+__all__ = [
+    "GameError",
+    "GameSession",
+    "PendingPlay",
+    "SessionError",
+    "SessionInputError",
+    "layout_json",
+]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,6 +70,16 @@ class GameSummary:
     status: str
     players: tuple[str, ...]
     turns: int
+
+
+@dataclass(frozen=True)
+class TurnFix:
+    """One turn's corrected position: what was recorded, what really lay there, and why."""
+
+    number: int
+    old: Position | None
+    new: Position
+    note: str
 
 
 def _now() -> str:
@@ -145,32 +156,31 @@ class GameStore:
                 raise
             self._db.execute("COMMIT")
 
-    def correct_turn(
-        self, game_id: int, number: int, old: Position | None, new: Position, note: str
-    ) -> None:
+    def correct_turns(self, game_id: int, fixes: Sequence[TurnFix]) -> None:
+        """Replace the positions of several turns in one transaction, each fix kept in
+        ``corrections``: a correction that spans turns is saved whole or not at all."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute(
-                    "UPDATE turns SET position_json = ? WHERE game_id = ? AND number = ?",
-                    (json.dumps(new.to_json(), ensure_ascii=False), game_id, number),
-                )
-                self._db.execute(
-                    "INSERT INTO corrections (game_id, turn_number, old_position_json, "
-                    "new_position_json, note, corrected_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        game_id,
-                        number,
-                        json.dumps(old.to_json(), ensure_ascii=False) if old else None,
-                        json.dumps(new.to_json(), ensure_ascii=False),
-                        note,
-                        _now(),
-                    ),
-                )
+                for fix in fixes:
+                    self._write_fix(game_id, fix)
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def _write_fix(self, game_id: int, fix: TurnFix) -> None:
+        new_json = json.dumps(fix.new.to_json(), ensure_ascii=False)
+        old_json = json.dumps(fix.old.to_json(), ensure_ascii=False) if fix.old else None
+        self._db.execute(
+            "UPDATE turns SET position_json = ? WHERE game_id = ? AND number = ?",
+            (new_json, game_id, fix.number),
+        )
+        self._db.execute(
+            "INSERT INTO corrections (game_id, turn_number, old_position_json, "
+            "new_position_json, note, corrected_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, fix.number, old_json, new_json, fix.note, _now()),
+        )
 
     def set_status(self, game_id: int, status: str) -> None:
         self._write("UPDATE games SET status = ? WHERE id = ?", (status, game_id))

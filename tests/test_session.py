@@ -8,7 +8,7 @@ import pytest
 from conftest import pos
 
 from engine import GameSetup, Seats, Tile
-from setupcam.session import GameSession, PendingPlay, SessionError
+from setupcam.session import GameSession, PendingPlay, SessionError, SessionInputError
 from setupcam.store import GameStore
 
 
@@ -84,13 +84,42 @@ def test_before_the_first_turn_a_correction_fixes_the_starting_board() -> None:
     assert dict(session.state.outcomes[-1].result.placed) == {"c3": Tile.parse("6s")}
 
 
+def test_turn_0_is_the_starting_board_and_cannot_change_once_played() -> None:
+    session = new_session()
+    assert session.correct("b2", Tile.parse("5s"), 0) == 0
+    assert session.state is not None and session.state.setup.start == pos("b2=5s")
+    session.play(pos("b2=5s c2=6s"))
+    record = session.record
+    with pytest.raises(SessionError, match="starting board can only be corrected before"):
+        session.correct("b2", None, 0)
+    # Not read as "the last play": turn 1 and its score stand.
+    assert session.record == record
+    assert session.state.scores["red"] == 2
+    assert session.store.corrections(session.game_id or 0) == []
+
+
+def test_a_correction_that_cannot_apply_to_every_turn_saves_nothing(tmp_path: Path) -> None:
+    session = new_session(tmp_path / "g.sqlite")
+    session.play(pos("b2=5h c2=6s"))
+    session.play(pos("b2=5h c2=6s c3=7h"))
+    record = session.record
+    # 7♥ on c2 fits turn 1, but turn 2 (still showing 6♠ there) has 7♥ on c3 already.
+    with pytest.raises(SessionError, match="turn 2: tile 7♥ appears twice"):
+        session.correct("c2", Tile.parse("7h"), 1)
+    assert session.record == record
+    assert session.store.load_record(session.game_id or 0) == record
+    assert session.store.corrections(session.game_id or 0) == []
+
+
 def test_correction_errors() -> None:
     session = new_session()
     with pytest.raises(SessionError, match="twice"):
         session.correct("c2", Tile.parse("5h"))
     session.play(pos("b2=5h c2=6h"))
-    with pytest.raises(SessionError, match="unknown square"):
+    with pytest.raises(SessionInputError, match="unknown square 'z9'"):
         session.correct("z9", None)
+    with pytest.raises(SessionInputError, match="no turn -1"):
+        session.correct("c2", None, -1)
     with pytest.raises(SessionError, match="twice"):
         session.correct("c3", Tile.parse("5h"))
     session.swap()

@@ -135,6 +135,7 @@ def test_pending_confirm_and_dismiss(client: FlaskClient, session: GameSession) 
         ("/api/correct", {"square": "b2", "tile": "11h"}, 400, "not a tile"),
         ("/api/correct", {"square": 5}, 400, "square name"),
         ("/api/correct", {"square": "b2", "tile": None, "turn": "x"}, 400, "turn number"),
+        ("/api/correct", {"square": "b2", "tile": None, "turn": True}, 400, "turn number"),
         ("/api/play", {}, 400, "position"),
         ("/api/play", {"position": {"squares": {"b2": "5h", "c2": "5h"}}}, 400, "twice"),
         ("/api/swap", {"player": 3}, 400, "colour name"),
@@ -191,10 +192,9 @@ def test_calibration_endpoints(client: FlaskClient) -> None:
     assert calibration["corners"][0] == [10, 10]
     assert len(calibration["layout"]["squares"]) == 12
     corners = [[1, 1], [50, 2], [51, 50], [2, 49]]
-    assert (
-        client.post("/api/calibration/corners", json={"corners": corners}).json["corners"]
-        == corners
-    )
+    registered = client.post("/api/calibration/corners", json={"corners": corners}).json
+    assert registered["corners"] == corners and "next frame" in registered["message"]
+    assert client.get("/api/calibration").json["corners"] == corners
     assert client.post("/api/calibration/save").json == {"saved": "/tmp/calibration.json"}
 
 

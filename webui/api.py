@@ -17,24 +17,43 @@ from engine import (
     Tile,
     TileError,
 )
-from setupcam.session import GameSession, SessionError, layout_json
+from setupcam.session import GameSession, SessionError, SessionInputError, layout_json
 from webui.app import CameraControl
+from webui.request_json import request_json
 
 api = Blueprint("api", __name__)
+
+MAX_CORNER_PX = 100_000
+"""The largest corner coordinate taken, in pixels: far outside any camera image, yet
+small enough for the pipeline's float32 perspective maths (1e308 overflows it)."""
 
 
 class BadRequest(Exception):
     """A request the API refuses: answered as ``{"error": ...}`` with status 400."""
 
 
+class Conflict(Exception):
+    """A request the dashboard cannot take as it is now: answered with status 409."""
+
+
 @api.errorhandler(BadRequest)
+@api.errorhandler(Conflict)
 @api.errorhandler(SessionError)
 @api.errorhandler(PositionError)
 @api.errorhandler(SeatsError)
 @api.errorhandler(TileError)
-def bad_request(err: Exception) -> Any:
-    status = 409 if isinstance(err, SessionError) else 400
-    return jsonify(error=str(err)), status
+def refused(err: Exception) -> Any:
+    return jsonify(error=str(err)), _status_of(err)
+
+
+def _status_of(err: Exception) -> int:
+    """409 when the game or camera cannot take the request now, 400 when the request
+    itself is wrong (a session error about the request's own words is the latter)."""
+    if isinstance(err, Conflict):
+        return 409
+    if isinstance(err, SessionError) and not isinstance(err, SessionInputError):
+        return 409
+    return 400
 
 
 def _session() -> GameSession:
@@ -50,7 +69,7 @@ def _camera() -> CameraControl:
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
+    data = request_json()
     if data is None:
         if request.content_length:
             raise BadRequest("the request body must be JSON")
@@ -182,21 +201,55 @@ def calibration() -> Any:
 
 @api.post("/calibration/corners")
 def set_corners() -> Any:
-    corners = _body().get("corners")
-    if (
-        not isinstance(corners, list)
-        or len(corners) != 4
-        or not all(
-            isinstance(c, list) and len(c) == 2 and all(isinstance(v, int | float) for v in c)
-            for c in corners
-        )
-    ):
+    """Register the board by hand. The camera adopts the corners on its next frame, so
+    the answer gives the corners as registered (``GET /api/calibration`` shows the
+    ones in use), not the camera's location, which is unknown until that frame."""
+    corners = _corners(_body().get("corners"))
+    camera = _camera()
+    try:
+        camera.set_board_corners(corners)
+    except ValueError as err:
+        # The pipeline checks the outline (NW, NE, SE, SW, convex): its words say why.
+        raise BadRequest(str(err)) from None
+    return jsonify(
+        corners=[[round(x, 2), round(y, 2)] for x, y in corners],
+        message="registered: the camera uses these corners from its next frame",
+    )
+
+
+def _corners(data: Any) -> list[list[float]]:
+    """Four [x, y] pixel points, each a JSON number (not a boolean) within reach."""
+    if not isinstance(data, list) or len(data) != 4:
         raise BadRequest("'corners' must be four [x, y] pixel points: NW, NE, SE, SW")
-    _camera().set_board_corners([[float(x), float(y)] for x, y in corners])
-    return jsonify(corners=_camera().board_corners())
+    names = ("NW", "NE", "SE", "SW")
+    return [_corner(point, name) for point, name in zip(data, names, strict=True)]
+
+
+def _corner(point: Any, name: str) -> list[float]:
+    if not (isinstance(point, list) and len(point) == 2 and all(map(_is_number, point))):
+        raise BadRequest(f"corner {name} must be an [x, y] pair of numbers (pixels)")
+    # abs() first: it also rejects NaN and the infinities (Python's JSON reads
+    # NaN and Infinity), and a huge integer before float() could overflow on it.
+    if not all(abs(v) <= MAX_CORNER_PX for v in point):
+        raise BadRequest(
+            f"corner {name} is not a point of the camera image "
+            f"(coordinates must be finite and within ±{MAX_CORNER_PX} pixels)"
+        )
+    return [float(point[0]), float(point[1])]
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int subclass in Python, but true is not a pixel coordinate.
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 @api.post("/calibration/save")
 def save_calibration() -> Any:
-    path = _camera().save_calibration()
+    camera = _camera()
+    try:
+        path = camera.save_calibration()
+    except ValueError as err:
+        # The camera says why it cannot save now: no --calibration file, the board not
+        # located, no image yet. The user can fix each, so it is a conflict, not a fault.
+        raise Conflict(str(err)) from None
     return jsonify(saved=path)

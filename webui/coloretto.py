@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, jsonify, render_template
 
 from engine.coloretto import Scoresheet, explain
+from webui.request_json import request_json
 
 coloretto = Blueprint("coloretto", __name__)
 
@@ -23,7 +24,7 @@ def page() -> Any:
 def score() -> Any:
     """Body: the tableaus file of ``setupcam coloretto score``; answer: its output
     plus each player's account in words."""
-    data = request.get_json(silent=True)
+    data = request_json()
     if not isinstance(data, dict):
         return jsonify(error="the request body must be a tableaus JSON object"), 400
     try:
