@@ -33,8 +33,10 @@ import time
 
 import numpy as np
 
-from calibration.board_finder import BoardLook, BoardNotFound, find_board, manual_board
+from calibration.board_finder import find_board
+from calibration.board_location import BoardNotFound, manual_board
 from calibration.camera_file import Calibration, undistort
+from calibration.orientation import BoardLook
 from engine import Seats
 from engine.layout import Layout
 

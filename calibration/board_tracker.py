@@ -201,6 +201,12 @@ class BoardTracker:
         """The current location, or ``None`` unless the state is ``"tracking"``."""
         return self._location if self.state == "tracking" else None
 
+    @property
+    def registered(self) -> BoardLocation | None:
+        """The location in use, or one registered and taken up on the next frame (the
+        user's corners, a calibration file's)."""
+        return self._pending if self._pending is not None else self.location
+
     def reset(self, location: BoardLocation | None = None) -> None:
         """Forget the reference (e.g. after the user registered the board by hand)."""
         self._location, self._reference, self._pending = None, None, location

@@ -66,6 +66,22 @@ class Calibration:
     def board_corners_array(self) -> np.ndarray | None:
         return None if self.board_corners is None else np.array(self.board_corners, np.float64)
 
+    def board_corners_for(self, width: int, height: int) -> np.ndarray | None:
+        """The board corners in pixels of a ``width`` x ``height`` image of the same
+        camera: scaled when it streams at another resolution of the same shape, ``None``
+        when the shape differs (then the corners cannot be carried over) or none are set.
+
+            >>> board = ((100, 100), (600, 100), (600, 600), (100, 600))
+            >>> cal = Calibration((1280, 720), board_corners=board)
+            >>> cal.board_corners_for(640, 360)[1].tolist(), cal.board_corners_for(640, 480)
+            ([300.0, 50.0], None)
+        """
+        corners = self.board_corners_array()
+        calibrated_width, calibrated_height = self.image_size
+        if corners is None or calibrated_width * height != calibrated_height * width:
+            return None
+        return corners * (width / calibrated_width)
+
     def with_board(self, corners: Any) -> Calibration:
         """A copy with new board corners (NW, NE, SE, SW)."""
         return replace(self, board_corners=tuple(tuple(map(float, p)) for p in corners))
@@ -153,6 +169,13 @@ def _parse(data: Any, origin: str) -> _Raw:
                 f"{origin}: 'board_corners' must be null or four [x, y] points NW, NE, SE, SW"
             )
         quad = np.array(corners, np.float64)
+        # A board may reach past the picture's edge, but not lie beyond it entirely.
+        x_in = (quad[:, 0] > -width) & (quad[:, 0] < 2 * width)
+        y_in = (quad[:, 1] > -height) & (quad[:, 1] < 2 * height)
+        if not np.all(x_in & y_in):
+            raise CalibrationError(
+                f"{origin}: 'board_corners' lie far outside the {width}x{height} image"
+            )
         # Shoelace area, positive when NW->NE->SE->SW runs clockwise on screen (y down).
         area = 0.5 * float(
             np.dot(quad[:, 0], np.roll(quad[:, 1], -1))
@@ -181,7 +204,7 @@ def load_calibration(path: str | Path) -> Calibration:
     """Read and validate a calibration file; errors are one line naming the file and field."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # -sig: a Notepad file's byte-order mark
     except FileNotFoundError:
         raise CalibrationError(f"{path}: calibration file not found") from None
     except (OSError, UnicodeDecodeError) as err:
@@ -190,6 +213,8 @@ def load_calibration(path: str | Path) -> Calibration:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise CalibrationError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from None
+    except RecursionError:
+        raise CalibrationError(f"{path}: JSON nested too deeply to be a calibration") from None
     return calibration_from_dict(data, origin=str(path))
 
 

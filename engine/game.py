@@ -380,7 +380,14 @@ class GameRecord:
         equal_turns = options_data.get("equal_turns", False)
         if not isinstance(equal_turns, bool):
             raise GameError("options.equal_turns must be true or false")
-        start = _read_position(data.get("start", {"squares": {}}), layout, "start")
+        if "start" not in data:
+            # The game starts with 4 tiles drawn onto the common squares: a missing start
+            # would score them to the first player.
+            raise GameError(
+                "'start' is missing: the position the game started from "
+                '({"squares": {}} for an empty board)'
+            )
+        start = _read_position(data["start"], layout, "start")
         setup = GameSetup(seats, teams, GameOptions(equal_turns=equal_turns), start)
         raw_turns = data.get("turns", [])
         if not isinstance(raw_turns, list):

@@ -72,9 +72,13 @@ class Position:
         for square, text in data["squares"].items():
             if square not in layout.rects:
                 raise PositionError(f"{origin}: unknown square {square!r}")
-            if text is None or text == "":
+            if text is None:
                 squares[square] = None
                 continue
+            if text == "":
+                raise PositionError(
+                    f"{origin}: square {square}: not a tile: '' (an empty square is null)"
+                )
             if not isinstance(text, str):
                 raise PositionError(f"{origin}: square {square}: not a tile: {text!r}")
             try:

@@ -58,15 +58,13 @@ _SUIT_OF_TOKEN: dict[str, Suit] = {}
 for _suit in Suit:
     _SUIT_OF_TOKEN[_suit.symbol] = _suit
     _SUIT_OF_TOKEN[_suit.letter.lower()] = _suit
-# Emoji variation selectors and the outlined heart/diamond glyphs that keyboards produce.
-_SUIT_OF_TOKEN.update({"♡": Suit.HEART, "♢": Suit.DIAMOND, "♧": Suit.CLUB, "♤": Suit.SPADE})
-_SUIT_OF_TOKEN.update({"☆": Suit.STAR, "*": Suit.STAR})
 
 _SUIT_INDEX = {suit: index for index, suit in enumerate(Suit)}
 _SUIT_ORDER = {suit: index for index, suit in enumerate(sorted(Suit, key=lambda s: s.name))}
 
 MIN_VALUE = 1
 MAX_VALUE = 10
+_VALUE_TOKENS = {str(value): value for value in range(MIN_VALUE, MAX_VALUE + 1)}
 
 
 @total_ordering
@@ -102,15 +100,17 @@ class Tile:
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Read ``7♥``, ``7h``, ``10X`` and the like; raise :class:`TileError` otherwise."""
+        # An emoji keyboard sends "♥" followed by a presentation selector: the same symbol.
         token = text.strip().replace("\ufe0f", "")
         if len(token) < 2:
             raise TileError(f"not a tile: {text!r}")
         digits, suit_token = token[:-1], token[-1].lower()
         suit = _SUIT_OF_TOKEN.get(suit_token)
-        if suit is None or not digits.isdigit():
+        if suit is None or not digits.isascii() or not digits.isdigit():
             raise TileError(f"not a tile: {text!r} (expected e.g. 7♥ or 7H)")
-        value = int(digits)
-        if not MIN_VALUE <= value <= MAX_VALUE:
+        # The contract's notation has no leading zeros: "07h" is a typing slip, not 7♥.
+        value = _VALUE_TOKENS.get(digits)
+        if value is None:
             raise TileError(f"not a tile: {text!r} (values run from 1 to 10)")
         return cls.of(value, suit)
 

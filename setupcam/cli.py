@@ -39,6 +39,18 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+def seed(text: str) -> int:
+    """An argparse type for ``--seed``: a whole number, 0 or more (numpy's generators
+    take no negative seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, not a usage block."""
 

@@ -340,7 +340,9 @@ def enrolled_for(recognizer: TileRecognizer, stream: GameStream, players: str) -
     """
     from dataclasses import replace
 
-    from calibration.board_finder import BoardLook, BoardNotFound, find_board
+    from calibration.board_finder import find_board
+    from calibration.board_location import BoardNotFound
+    from calibration.orientation import BoardLook
     from engine import Seats
     from vision.enrollment import EnrollmentSample, build_enrollment
     from vision.synth.scene import render_frame

@@ -10,12 +10,15 @@ from engine import Layout, LayoutError, Position, PositionError, Seats
 from setupcam.cli import UsageError
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"})
+MIN_IMAGE_PX = 64
+"""An image narrower than this cannot show a board's squares (they span a twelfth of it)."""
 
 
 def read_json(path: str | Path) -> Any:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: Windows Notepad starts a UTF-8 file with a byte-order mark.
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -28,6 +31,43 @@ def read_json(path: str | Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: JSON nested too deeply to be a setupcam file") from None
+
+
+def read_image(path: str | Path) -> Any:
+    """The photo at ``path`` as BGR uint8, or a one-line :class:`UsageError` naming the file."""
+    import cv2
+
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not an image")
+    try:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error as err:
+        # OpenCV refuses, rather than decodes, a picture over its pixel limit (2^30).
+        too_big = "CV_IO_MAX_IMAGE_PIXELS" in str(err)
+        reason = "too many pixels for OpenCV to open" if too_big else "OpenCV cannot decode it"
+        raise UsageError(f"{path}: cannot read this image ({reason})") from None
+    if image is None:
+        raise UsageError(f"{path}: not an image OpenCV can read")
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_IMAGE_PX:
+        raise UsageError(f"{path}: {width}x{height} pixels is too small to show a board")
+    return image
+
+
+def check_image_out(path: Path, flag: str) -> None:
+    """A one-line :class:`UsageError` unless an image can be written at ``path``:
+    said before the work, not after it."""
+    if path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder, not a file")
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise UsageError(f"{flag} {path}: name an image file ({', '.join(sorted(IMAGE_SUFFIXES))})")
+    if not path.parent.is_dir():
+        raise UsageError(f"{flag} {path}: no such folder {path.parent}")
 
 
 def read_layout(name_or_path: str | None) -> Layout:
@@ -58,10 +98,10 @@ def print_json(obj: Any) -> None:
 def read_photo(
     path: str | Path, layout: Layout, calibration: str | None, seats: Seats | None = None
 ) -> Any:
-    """The board in a photo: ``(readings, recognizer)``, or a one-line error naming the
-    photo when the board cannot be found. With ``seats``, south is the edge framed in
-    the south player's colour."""
-    from setupcam.commands.recognize import load_recognizer, locate_board, read_image
+    """Each square's :class:`vision.recognizer.Reading` in a photo, or a one-line error
+    naming the photo when the board cannot be found. With ``seats``, south is the edge
+    framed in the south player's colour."""
+    from setupcam.commands.recognize import load_recognizer, locate_board
 
     recognizer = load_recognizer(None, None)
     image = read_image(Path(path))
@@ -77,7 +117,12 @@ def position_from_photo(
     path: str | Path, layout: Layout, calibration: str | None, seats: Seats | None = None
 ) -> Position:
     """Every square of the photo read; a square that cannot be read is an error."""
-    readings = read_photo(path, layout, calibration, seats)
+    return position_of(read_photo(path, layout, calibration, seats), layout, path)
+
+
+def position_of(readings: Any, layout: Layout, path: str | Path) -> Position:
+    """The position a photo's readings show, or a one-line error naming the photo's
+    first square that cannot be read."""
     squares = {}
     for square, reading in readings.items():
         if reading.unread:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from engine import GameSetup, Layout, Position, Seats
+from setupcam.cli import UsageError
 from setupcam.session import GameSession, PendingPlay, SessionError
 from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
@@ -230,7 +232,7 @@ def build_live_app(
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
     layout = Layout.load(layout_path) if layout_path else Layout.load()
-    store = GameStore(db_path or data_dir() / "games.sqlite")
+    store = _open_store(Path(db_path) if db_path else data_dir() / "games.sqlite")
     session = GameSession(store)
     if resume:
         session.resume_latest()
@@ -260,6 +262,16 @@ def build_live_app(
     token = None if host in LOCAL_HOSTS else secrets.token_urlsafe(16)
     app = create_app(session, runner, token=token)
     return LiveApp(app, session, runner, token)
+
+
+def _open_store(path: Path) -> GameStore:
+    """The game database at ``path``, or a one-line error that names it."""
+    if path.is_dir():
+        raise UsageError(f"--db {path}: is a folder, not a database file")
+    try:
+        return GameStore(path)
+    except sqlite3.Error as err:
+        raise UsageError(f"--db {path}: cannot open the game database ({err})") from None
 
 
 def announce(host: str, port: int, token: str | None) -> str:

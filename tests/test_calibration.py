@@ -8,16 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.board_finder import (
-    PATIENCE_FRAMES,
-    BoardLook,
-    BoardNotFound,
-    BoardTracker,
-    corner_error,
-    find_board,
-    manual_board,
-    track_board,
-)
+from calibration.board_finder import find_board, track_board
+from calibration.board_location import BoardNotFound, corner_error, manual_board
+from calibration.board_tracker import PATIENCE_FRAMES, BoardTracker
 from calibration.camera_file import (
     Calibration,
     CalibrationError,
@@ -30,6 +23,7 @@ from calibration.camera_file import (
 )
 from calibration.lens import calibrate_lens, write_charuco_target
 from calibration.markers import find_board_by_markers, missing_markers, write_marker_sheet
+from calibration.orientation import BoardLook
 from calibration.synthetic import (
     camera_matrix,
     charuco_view,
@@ -597,7 +591,7 @@ def test_tracker_re_registers_after_a_simulated_bump():
 
 
 def test_board_slide_is_measured_on_the_border_not_on_new_tiles():
-    from calibration.board_finder import _thumb_shift, board_thumbnail
+    from calibration.board_tracker import _thumb_shift, board_thumbnail
 
     scene = render_board_scene(np.random.default_rng(10))
     location = find_board(scene.image, LAYOUT)
@@ -674,7 +668,7 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
     assert "note: the board is only 190 px wide" in capsys.readouterr().out
 
     assert main(["calibrate", "board", str(tmp_path / "no.png"), "--out", str(out)]) == 2
-    assert "file not found" in capsys.readouterr().err
+    assert "no such file" in capsys.readouterr().err
     (tmp_path / "x.png").write_text("hello")
     assert main(["calibrate", "board", str(tmp_path / "x.png"), "--out", str(out)]) == 2
     assert "not an image" in capsys.readouterr().err

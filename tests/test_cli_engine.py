@@ -179,9 +179,14 @@ def test_replay_team_game_and_ascii_tiles(
     [
         ({"seats": {"S": "red"}}, "2 to 4 players"),
         (
-            {"seats": {"S": "red", "W": "green"}, "turns": [{"player": "blue", "action": "swap"}]},
+            {
+                "seats": {"S": "red", "W": "green"},
+                "start": {"squares": {}},
+                "turns": [{"player": "blue", "action": "swap"}],
+            },
             "no player 'blue'",
         ),
+        ({"seats": {"S": "red", "W": "green"}, "turns": []}, "'start' is missing"),
         ([1, 2], "JSON object"),
     ],
 )

@@ -258,6 +258,10 @@ def test_json_round_trip() -> None:
     assert again.replay().scores == record.replay().scores
 
 
+TWO = {"S": "red", "W": "green"}
+EMPTY: dict = {"squares": {}}
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -267,11 +271,11 @@ def test_json_round_trip() -> None:
         ({"seats": {"S": "red", "W": "red"}}, "own colour"),
         ({"seats": {"S": "red", "W": "green"}, "teams": [["red", "green"]]}, "two pairs"),
         (
-            {"seats": {"S": "red", "W": "green"}, "turns": [{"player": "red", "action": "jump"}]},
+            {"seats": TWO, "start": EMPTY, "turns": [{"player": "red", "action": "jump"}]},
             "turn 1",
         ),
         (
-            {"seats": {"S": "red", "W": "green"}, "turns": [{"player": "red", "action": "play"}]},
+            {"seats": TWO, "start": EMPTY, "turns": [{"player": "red", "action": "play"}]},
             "position",
         ),
         ({"seats": {"S": "red", "W": "green"}, "start": {"squares": {"z9": "5h"}}}, "z9"),
@@ -279,7 +283,9 @@ def test_json_round_trip() -> None:
             {"seats": {"S": "red", "W": "green"}, "start": {"squares": {"b2": "5h", "c2": "5H"}}},
             "twice",
         ),
-        ({"seats": {"S": "red", "W": "green"}, "options": {"equal_turns": "yes"}}, "equal_turns"),
+        ({"seats": TWO, "start": EMPTY, "options": {"equal_turns": "yes"}}, "equal_turns"),
+        ({"seats": TWO, "turns": []}, "'start' is missing"),
+        ({"seats": TWO, "start": {"squares": {"b2": ""}}}, "an empty square is null"),
     ],
 )
 def test_bad_game_records(data: object, message: str) -> None:

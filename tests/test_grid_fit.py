@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from calibration import board_finder
-from calibration.board_finder import corner_error, find_board
+from calibration.board_finder import find_board
+from calibration.board_location import corner_error
 from calibration.grid_fit import cell_boundaries, grid_offset
 from calibration.rim_profile import moved_outline
 from engine.layout import Layout

@@ -117,7 +117,7 @@ def test_camera_shake_over_a_small_board_is_not_an_arm() -> None:
     arm: no steady view formed and two players' turns were scored as one."""
     import dataclasses
 
-    from calibration.board_finder import board_width_px
+    from calibration.board_location import board_width_px
     from vision.synth import scene as synth
     from vision.synth.hands import random_hand
 

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from calibration.board_finder import manual_board
+from calibration.board_location import manual_board
 from calibration.camera_file import Calibration
 from engine import Layout
 from setupcam.live_app import SessionLink, SimulatedPlayers

@@ -7,7 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from calibration.board_finder import BoardNotFound, find_board
+from calibration.board_finder import find_board
+from calibration.board_location import BoardNotFound
 from calibration.plane_shape import MAX_SQUARENESS, squareness
 from engine.layout import Layout
 

@@ -45,7 +45,11 @@ def test_doctests_of_engine_and_wiring() -> None:
         "vision.training.augment",
         "vision.training.evaluate",
         "vision.training.space_to_depth",
+        "calibration.camera_file",
+        "calibration.board_location",
+        "calibration.orientation",
         "calibration.board_finder",
+        "calibration.board_tracker",
         "benchmarks.run_all",
         "benchmarks.bench_recognizer",
     ]

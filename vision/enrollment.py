@@ -57,13 +57,14 @@ well-chosen tiles can); :func:`build_enrollment` says which are missing otherwis
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from calibration.board_finder import board_width_px
+from calibration.board_location import board_width_px
 from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
 from vision.enrollment_photos import EnrollmentSample, KeptPhotos
@@ -389,8 +390,13 @@ class Enrollment:
             meta = json.loads(str(arrays["meta"]))
         except FileNotFoundError:
             raise
-        except (OSError, KeyError, ValueError) as err:
-            raise ValueError(f"{path}: not a setupcam enrolment file ({err})") from None
+        except IsADirectoryError:
+            raise ValueError(f"{path}: is a folder, not an enrolment file") from None
+        except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile):
+            # numpy's own reasons would advise loading a stranger's pickle: never.
+            raise ValueError(
+                f"{path}: not a setupcam enrolment file (setupcam enroll writes them)"
+            ) from None
         if meta.get("format") not in READABLE_FORMATS or tuple(meta.get("labels", ())) != LABELS:
             raise ValueError(f"{path}: enrolment file of another setupcam version; enrol again")
         try:
@@ -513,7 +519,7 @@ def missing_classes(counts: np.ndarray) -> list[str]:
     shown = np.flatnonzero(np.asarray(counts)[:50] > 0)
     values = sorted(set(range(10)) - set(VALUE_OF_LABEL[shown].tolist()))
     suits = sorted(set(range(5)) - set(SUIT_OF_LABEL[shown].tolist()))
-    return [str(v + 1) for v in values] + [str(SUITS[s]) for s in suits]
+    return [str(v + 1) for v in values] + [SUITS[s].symbol for s in suits]
 
 
 def _or_list(names: list[str]) -> str:

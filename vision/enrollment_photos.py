@@ -25,7 +25,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.board_finder import board_width_px
+from calibration.board_location import board_width_px
 from engine import Layout, Position
 
 MARGIN = 0.15

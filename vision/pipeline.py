@@ -18,14 +18,10 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from calibration.board_finder import (
-    BoardLocation,
-    BoardLook,
-    BoardTracker,
-    manual_board,
-    orient,
-)
+from calibration.board_location import BoardLocation, manual_board
+from calibration.board_tracker import BoardTracker
 from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
+from calibration.orientation import BoardLook, orient
 from engine import ALL_TILES, Layout, Position, Seats
 from vision.annotate import annotate, reading_text
 from vision.burst import accumulated, averaged, burst_of, registered
@@ -520,7 +516,7 @@ class PipelineRunner:
         return self.pipeline.layout
 
     def board_corners(self) -> list[list[float]] | None:
-        location = self.pipeline.board.location
+        location = self.pipeline.board.registered
         return None if location is None else location.corners_list()
 
     def set_board_corners(self, corners: list[list[float]]) -> None:
@@ -529,7 +525,7 @@ class PipelineRunner:
     def save_calibration(self) -> str:
         if self.calibration_path is None:
             raise ValueError("no calibration file was given (start with --calibration FILE)")
-        location = self.pipeline.board.location
+        location = self.pipeline.board.registered
         if location is None:
             raise ValueError("the board is not located: set its corners first")
         with self._lock:

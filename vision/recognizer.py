@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from calibration.board_finder import board_width_px
+from calibration.board_location import board_width_px
 from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
 from vision.network_input import network_input, takes_levels
@@ -223,7 +223,18 @@ class ModelInfo:
 
     @classmethod
     def load(cls, path: Path) -> ModelInfo:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        """The metadata at ``path``; ``ValueError`` naming the file when it is not a
+        tile model's."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls._from_dict(data, path)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ValueError(f"{path}: not a tile model's metadata (not JSON)") from None
+        except (KeyError, TypeError, AttributeError) as err:
+            raise ValueError(f"{path}: not a tile model's metadata (no {err})") from None
+
+    @classmethod
+    def _from_dict(cls, data: dict, path: Path) -> ModelInfo:
         labels = tuple(data["labels"])
         if labels != LABELS:
             raise ValueError(f"{path}: model labels do not match this version's LABELS")
@@ -257,7 +268,17 @@ def open_session(path: str | Path, threads: int = 1):
     # Idle spinning threads would burn the CPU the camera loop and web server need.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    try:
+        session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as err:  # onnxruntime's own exception types, one per failure
+        reason = " ".join(str(err).split())[:160]
+        raise ValueError(f"{path}: not an ONNX model onnxruntime can load ({reason})") from None
+    outputs = {output.name for output in session.get_outputs()}
+    if not {"logits", "embedding"} <= outputs:
+        raise ValueError(f"{path}: not a setupcam tile model (no 'logits' and 'embedding' outputs)")
+    return session
 
 
 class TileRecognizer:

@@ -145,7 +145,10 @@ class ImageFolderSource(FrameSource):
     def __iter__(self) -> Iterator[SourceFrame]:
         self.status = {"state": "ok", "message": f"{self.name}: {len(self.paths)} images"}
         for index, path in enumerate(self.paths):
-            image = cv2.imread(str(path))
+            try:
+                image = cv2.imread(str(path))
+            except cv2.error:  # over OpenCV's pixel limit
+                image = None
             if image is None:
                 continue  # not a readable image: skip it, as a camera drops a frame
             yield SourceFrame(image, index / self.fps)

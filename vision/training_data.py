@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.board_finder import board_width_px
+from calibration.board_location import board_width_px
 from engine import Layout
 from vision.board_view import square_crops
 from vision.enrollment import position_labels

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from setupcam.cli import UsageError
+from setupcam.inputs import read_image
 
 
 def register(subparsers: Any) -> None:
@@ -68,6 +69,8 @@ def _check_out(path: str, suffixes: tuple[str, ...]) -> Path:
         raise UsageError(f"{path}: output must end in {' or '.join(suffixes)}")
     if out.parent and not out.parent.exists():
         raise UsageError(f"{path}: folder {out.parent} does not exist")
+    if out.is_dir():
+        raise UsageError(f"{path}: is a folder, not a file")
     return out
 
 
@@ -95,24 +98,16 @@ def _markers(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_image(path: str) -> Any:
-    """Load an image as BGR, or raise a one-line UsageError."""
-    import cv2
-
-    file = Path(path)
-    if not file.is_file():
-        raise UsageError(f"{path}: file not found")
-    image = cv2.imread(str(file), cv2.IMREAD_COLOR)
-    if image is None:
-        raise UsageError(f"{path}: not an image (or an unsupported image format)")
-    return image
-
-
 def _lens(args: argparse.Namespace) -> int:
     from calibration.camera_file import save_calibration
-    from calibration.lens import calibrate_lens
+    from calibration.lens import MIN_VIEWS, calibrate_lens
 
     out = _check_out(args.out, (".json",))
+    if len(args.images) < MIN_VIEWS:
+        raise UsageError(
+            f"{len(args.images)} photo(s) given: the lens needs the target seen in at least "
+            f"{MIN_VIEWS} photos (best 10-15, from different angles)"
+        )
     images = [read_image(p) for p in args.images]
     try:
         result = calibrate_lens(images)
@@ -121,9 +116,10 @@ def _lens(args: argparse.Namespace) -> int:
     for path, used, error in zip(args.images, result.used, result.view_errors, strict=True):
         detail = f"{error:.2f} px" if used and error == error else "target not found"
         print(f"  {path}: {detail}")
-    print(result.verdict)
     if result.camera_matrix is None:
-        return 1
+        # Nothing was written: the photos could not make a calibration, which is bad input.
+        raise UsageError(" ".join(result.verdict.split()))
+    print(result.verdict)
     save_calibration(result.to_calibration(), out)
     k = result.camera_matrix
     print(f"rms {result.rms:.3f} px, fx {k[0][0]:.1f} fy {k[1][1]:.1f}; wrote {out}")
@@ -151,7 +147,8 @@ def _parse_corners(text: str) -> list[tuple[float, float]]:
 def _board(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.board_finder import BoardLook, BoardNotFound, find_board, manual_board
+    from calibration.board_finder import find_board
+    from calibration.board_location import BoardNotFound, manual_board
     from calibration.camera_file import (
         Calibration,
         load_calibration,
@@ -160,10 +157,12 @@ def _board(args: argparse.Namespace) -> int:
         undistort,
     )
     from calibration.markers import find_board_by_markers, missing_markers
+    from calibration.orientation import BoardLook
     from engine.layout import Layout
     from setupcam.commands.recognize import board_look, parse_seats
 
     out = _check_out(args.out, (".json",))
+    debug = _check_out(args.debug, (".png", ".jpg")) if args.debug else None
     image = read_image(args.image)
     layout = Layout.load(args.layout)
     height, width = image.shape[:2]
@@ -225,8 +224,7 @@ def _board(args: argparse.Namespace) -> int:
     advice = small_board_advice(location.corners)
     if advice is not None:  # this is when the camera gets placed: say it now
         print(f"note: {advice}")
-    if args.debug:
-        debug = _check_out(args.debug, (".png", ".jpg"))
+    if debug is not None:
         if not cv2.imwrite(str(debug), draw_location(image, location, layout)):
             raise UsageError(f"{args.debug}: cannot write the debug image")
         print(f"wrote {debug}")

@@ -68,11 +68,13 @@ def run_score(args: argparse.Namespace) -> int:
 
 def load_scoresheet(path: Path) -> Scoresheet:
     """Read and check a tableaus file; any problem is one line naming the file."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # -sig: a Notepad file's byte-order mark
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as err:
         raise UsageError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: JSON nested too deeply to be a scoresheet") from None
     except _DuplicateKey as err:
         raise UsageError(f"{path}: {err}") from None
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from setupcam.cli import UsageError
+from setupcam.cli import UsageError, seed
 from setupcam.live_options import add_live_options, check_live_options
 
 
@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "pipeline, scored, and shown on the dashboard. The simulated players press New "
         "game and Swap, and answer the app's questions, as people at the table would.",
     )
-    parser.add_argument("--seed", type=int, default=0, help="first simulated game's seed")
+    parser.add_argument("--seed", type=seed, default=0, help="first simulated game's seed")
     parser.add_argument("--players", default="S=red,W=green,N=yellow,E=purple", help="seats")
     parser.add_argument("--no-hands", action="store_true", help="tiles appear without hands")
     parser.add_argument("--style", help="tile art family of the simulated table")

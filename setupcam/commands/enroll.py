@@ -71,10 +71,10 @@ def _split_pair(text: str) -> tuple[Path, Path]:
 
 def run(args: argparse.Namespace) -> int:
 
-    from calibration.board_finder import BoardNotFound, find_board
+    from calibration.board_finder import find_board
+    from calibration.board_location import BoardNotFound
     from setupcam.cli import UsageError
-    from setupcam.commands.recognize import read_image
-    from setupcam.inputs import read_layout, read_position_file
+    from setupcam.inputs import read_image, read_layout, read_position_file
     from vision.enrollment import (
         EnrollmentSample,
         build_enrollment,

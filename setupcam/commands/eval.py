@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from setupcam.cli import UsageError
+from setupcam.cli import UsageError, seed
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "right, flagged for confirmation, or wrong without a flag, frame times, delays.",
     )
     parser.add_argument("--games", type=int, required=True, help="how many games")
-    parser.add_argument("--seed", type=int, required=True, help="first game's seed")
+    parser.add_argument("--seed", type=seed, required=True, help="first game's seed")
     parser.add_argument("--hands", action="store_true", help="hands place the tiles")
     parser.add_argument("--style", help="tile art family (default: a training family per game)")
     parser.add_argument("--max-turns", type=int, default=400, help="stop each game after N turns")

@@ -64,22 +64,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def read_image(path: Path) -> Any:
-    """The image at ``path`` (BGR uint8), or :class:`UsageError` naming the file."""
-    import cv2
-
-    from setupcam.cli import UsageError
-
-    if not path.exists():
-        raise UsageError(f"{path}: no such file")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a folder, not an image")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise UsageError(f"{path}: not an image OpenCV can read")
-    return image
-
-
 def parse_seats(text: str | None) -> Any:
     """``--seats`` as :class:`engine.Seats`, ``None`` when not given, or a one-line error."""
     from engine import Seats, SeatsError
@@ -98,6 +82,8 @@ def load_recognizer(model: Path | None, enrollment: Path | None):
     from setupcam.cli import UsageError
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
+    if enrollment is not None and enrollment.is_dir():
+        raise UsageError(f"{enrollment}: is a folder, not an enrolment file")
     if enrollment is not None and not enrollment.is_file():
         raise UsageError(f"{enrollment}: no such enrolment file")
     if enrollment is None and default_enrollment_path().is_file():
@@ -113,10 +99,10 @@ def print_notice(message: str) -> None:
 
 
 def board_look(calibration: Path | str | None, seats: Any) -> Any:
-    """How to tell south in a photo (a :class:`calibration.board_finder.BoardLook`):
+    """How to tell south in a photo (a :class:`calibration.orientation.BoardLook`):
     the one remembered beside the calibration, else the seats' colours, else ``None``."""
-    from calibration.board_finder import BoardLook
     from calibration.camera_file import load_board_look
+    from calibration.orientation import BoardLook
     from setupcam.cli import UsageError
 
     if calibration is not None:
@@ -135,7 +121,8 @@ def locate_board(
     """``(image, corners or None, reason)``: the image undistorted when the
     calibration has a lens model, and the board's corners NW, NE, SE, SW (south
     decided as :func:`board_look` says)."""
-    from calibration.board_finder import BoardNotFound, find_board
+    from calibration.board_finder import find_board
+    from calibration.board_location import BoardNotFound
 
     look = board_look(calibration, seats)
     moved = False
@@ -144,7 +131,14 @@ def locate_board(
 
         cal = load_calibration(calibration)
         image = undistort(image, cal)
-        corners = cal.board_corners_array()
+        height, width = image.shape[:2]
+        corners = cal.board_corners_for(width, height)
+        if corners is None and cal.board_corners is not None:
+            print(
+                f"{calibration}: made for {cal.image_size[0]}x{cal.image_size[1]} pictures, "
+                f"this photo is {width}x{height}: looking for the board",
+                file=sys.stderr,
+            )
         if corners is not None:
             if _still_there(look, image, corners):
                 return image, corners, None
@@ -250,12 +244,14 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from setupcam.cli import UsageError
-    from setupcam.inputs import print_json, read_layout
+    from setupcam.inputs import check_image_out, print_json, read_image, read_layout
 
     layout = read_layout(args.layout)
     if args.calibration is not None and not args.calibration.is_file():
         raise UsageError(f"{args.calibration}: no such calibration file")
     seats = parse_seats(args.seats)
+    if args.debug is not None:
+        check_image_out(args.debug, "--debug")
     image = read_image(args.image)
     recognizer = load_recognizer(args.model, args.enrollment)
     out, image, found = recognize_image(image, recognizer, layout, args.calibration, seats)
@@ -273,6 +269,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"setupcam recognize: {args.image}: {advice}", file=sys.stderr)
     if args.debug is not None:
         picture = image if found is None else draw_debug(image, *found, layout)
-        if not cv2.imwrite(str(args.debug), picture):
+        try:
+            written = cv2.imwrite(str(args.debug), picture)
+        except cv2.error:
+            written = False
+        if not written:
             raise UsageError(f"{args.debug}: cannot write the debug image")
     return 0

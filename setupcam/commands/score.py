@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from engine import Layout, Position, Seats, SeatsError
+from engine import Layout, Position, Seats, SeatsError, Teams
 from engine.turn import analyse_turn
 from setupcam.cli import UsageError
 from setupcam.inputs import (
     is_image,
     position_from_photo,
+    position_of,
     print_json,
     read_layout,
     read_photo,
@@ -31,6 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--layout", help="a layout JSON file (default: setup-standard)")
     parser.add_argument("--calibration", help="calibration file, for positions given as photos")
     parser.add_argument(
+        "--teams",
+        metavar="red+yellow,green+purple",
+        help="the 2-against-2 game (checked against --seats; one turn scores as in any game)",
+    )
+    parser.add_argument(
         "--explain", action="store_true", help="also print the turn in words on a second line"
     )
     parser.set_defaults(handler=run)
@@ -43,6 +49,16 @@ def run(args: argparse.Namespace) -> int:
         seats.edge_of(args.active)
     except SeatsError as err:
         raise UsageError(f"--seats/--active: {err}") from None
+    if args.teams is not None:
+        try:
+            Teams.parse(args.teams, seats)
+        except SeatsError as err:
+            raise UsageError(f"--teams: {err}") from None
+    if args.calibration is not None:
+        # Checked even when both positions are JSON: a bad file is a mistake either way.
+        from calibration.camera_file import load_calibration
+
+        load_calibration(args.calibration)
     before = _read_board(args.before, layout, args.calibration, seats)
     if is_image(args.after):
         after = _decode_after(args.after, before, seats, args.active, args.calibration)
@@ -73,5 +89,12 @@ def _decode_after(
     decision = decode(probabilities, GameContext(before, frozenset(), seats, active))
     unsure = [r for r in decision.reasons if r.startswith("not sure")]
     if unsure:
-        raise UsageError(f"{path}: " + "; ".join(unsure) + "; give a position JSON file")
+        # No play on top of BEFORE fits the photo. If the photo reads every square by
+        # itself, score that: a tile taken away is an illegal play, not a doubt.
+        try:
+            return position_of(readings, before.layout, path)
+        except UsageError:
+            raise UsageError(
+                f"{path}: " + "; ".join(unsure) + "; give a position JSON file"
+            ) from None
     return decision.position

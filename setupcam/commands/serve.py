@@ -34,11 +34,17 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.live_app import build_live_app, run_until_interrupted
     from vision.sources import CaptureSource, ImageFolderSource
 
+    if args.camera is not None and args.camera < 0:
+        raise UsageError(
+            f"--camera must be 0 or more (cameras are numbered from 0), not {args.camera}"
+        )
     check_live_options(args)
     for flag in ("video", "model", "enrollment", "layout"):
         value = getattr(args, flag)
         if value is not None and not Path(value).is_file():
             raise UsageError(f"--{flag} {value}: no such file")
+    if args.camera is not None:
+        _check_camera(args.camera)
     source = (
         CaptureSource(args.camera)
         if args.camera is not None
@@ -63,3 +69,25 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"setupcam serve: note: {NOT_ENROLLED_ADVICE}", file=sys.stderr, flush=True)
     return run_until_interrupted(live, args.host, args.port)
+
+
+def _check_camera(index: int) -> None:
+    """A one-line :class:`UsageError` unless camera ``index`` opens now. (Once running,
+    a camera that drops out is reopened, and the dashboard says so.)"""
+    import cv2
+
+    # OpenCV warns on stderr for each backend it tries: the one line below says it all.
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        capture = cv2.VideoCapture(index)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+    try:
+        if not capture.isOpened():
+            raise UsageError(
+                f"--camera {index}: no camera with this number could be opened (is it plugged "
+                "in, and free of other programs? the first camera is 0)"
+            )
+    finally:
+        capture.release()

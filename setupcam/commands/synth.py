@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from setupcam.cli import seed
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -22,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--scenes", type=int, default=10, help="number of still scenes")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same images)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (same seed, same images)")
     parser.add_argument(
         "--style", metavar="FAMILY", help="art family (default: any training family)"
     )

@@ -1,0 +1,190 @@
+"""Bad input found by a user's review: every command answers it with one line on stderr
+and exit code 2, never a traceback, and says it before doing the work."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera_file import CalibrationError, calibration_from_dict
+from setupcam.cli import main
+
+SEATS = ["--seats", "S=red,W=green", "--active", "red"]
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """The command's stderr, checked to be one line after exit code 2."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A small PNG file whose header claims ``width`` x ``height`` pixels: a decoder
+    that trusted it would need gigabytes."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 16))
+        + chunk(b"IEND", b"")
+    )
+
+
+def write_json(path: Path, data: object, prefix: str = "") -> str:
+    path.write_text(prefix + json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_an_image_over_opencvs_pixel_limit(tmp_path: Path, capsys) -> None:
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(png_claiming(60000, 60000))
+    err = one_line_error(capsys, ["recognize", str(bomb)])
+    assert "bomb.png: cannot read this image (too many pixels for OpenCV to open)" in err
+    position = write_json(tmp_path / "p.json", {"squares": {}})
+    err = one_line_error(capsys, ["score", str(bomb), position, *SEATS])
+    assert "bomb.png: cannot read this image" in err
+
+
+def test_an_image_too_small_to_show_a_board(tmp_path: Path, capsys) -> None:
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.full((1, 1, 3), 128, np.uint8))
+    err = one_line_error(capsys, ["recognize", str(tiny)])
+    assert "tiny.png: 1x1 pixels is too small to show a board" in err
+
+
+@pytest.mark.parametrize(
+    ("debug", "message"),
+    [("out.txt", "--debug {}: name an image file"), (".", "is a folder, not a file")],
+)
+def test_recognize_checks_debug_before_reading(
+    tmp_path: Path, capsys, debug: str, message: str
+) -> None:
+    image = tmp_path / "grey.png"
+    cv2.imwrite(str(image), np.full((200, 300, 3), 128, np.uint8))
+    target = tmp_path / debug
+    err = one_line_error(capsys, ["recognize", str(image), "--debug", str(target)])
+    assert message.format(target) in err
+    assert capsys.readouterr().out == ""  # said before any JSON
+
+
+def test_a_model_file_that_is_not_a_model(tmp_path: Path, capsys) -> None:
+    image = tmp_path / "grey.png"
+    cv2.imwrite(str(image), np.full((200, 300, 3), 128, np.uint8))
+    model = tmp_path / "tiles.onnx"
+    model.write_bytes(b"not a network")
+    meta = json.loads(Path("models/tiles.json").read_text(encoding="utf-8"))
+    write_json(tmp_path / "tiles.json", meta)
+    err = one_line_error(capsys, ["recognize", str(image), "--model", str(model)])
+    assert "tiles.onnx: not an ONNX model onnxruntime can load" in err
+    write_json(tmp_path / "tiles.json", {"input_px": 84})
+    err = one_line_error(capsys, ["recognize", str(image), "--model", str(model)])
+    assert "tiles.json: not a tile model's metadata (no 'labels')" in err
+
+
+def test_an_enrolment_that_is_a_folder_or_not_an_enrolment(tmp_path: Path, capsys) -> None:
+    image = tmp_path / "grey.png"
+    cv2.imwrite(str(image), np.full((200, 300, 3), 128, np.uint8))
+    err = one_line_error(capsys, ["recognize", str(image), "--enrollment", str(tmp_path)])
+    assert "is a folder, not an enrolment file" in err
+    text = tmp_path / "set.npz"
+    text.write_text("hello")
+    err = one_line_error(capsys, ["recognize", str(image), "--enrollment", str(text)])
+    assert "set.npz: not a setupcam enrolment file" in err and "pickle" not in err
+
+
+def test_json_files_nested_too_deeply(tmp_path: Path, capsys) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    good = write_json(tmp_path / "good.json", {"squares": {}})
+    assert "JSON nested too deeply" in one_line_error(capsys, ["score", str(deep), good, *SEATS])
+    assert "JSON nested too deeply" in one_line_error(capsys, ["replay", str(deep)])
+    err = one_line_error(capsys, ["coloretto", "score", str(deep)])
+    assert "JSON nested too deeply" in err
+
+
+def test_json_saved_with_a_byte_order_mark(tmp_path: Path, capsys) -> None:
+    before = write_json(tmp_path / "before.json", {"squares": {"b2": "5h"}}, prefix="\ufeff")
+    after = write_json(tmp_path / "after.json", {"squares": {"b2": "5h", "b3": "6h"}}, "\ufeff")
+    assert main(["score", before, after, *SEATS]) == 0
+    assert json.loads(capsys.readouterr().out)["points"] == 2
+
+
+def test_score_checks_teams_and_calibration(tmp_path: Path, capsys) -> None:
+    before = write_json(tmp_path / "before.json", {"squares": {"b2": "5h"}})
+    after = write_json(tmp_path / "after.json", {"squares": {"b2": "5h", "b3": "6h"}})
+    four = ["--seats", "S=red,W=green,N=yellow,E=purple", "--active", "red"]
+    assert main(["score", before, after, *four, "--teams", "red+yellow,green+purple"]) == 0
+    assert json.loads(capsys.readouterr().out)["points"] == 2
+    err = one_line_error(capsys, ["score", before, after, *four, "--teams", "red+blue,green"])
+    assert err.startswith("setupcam score: error: --teams:")
+    bad = write_json(tmp_path / "cal.json", {"image_size": [0, 0]})
+    err = one_line_error(capsys, ["score", before, after, *SEATS, "--calibration", bad])
+    assert "'image_size' must be [width, height]" in err
+
+
+@pytest.mark.parametrize(
+    ("corners", "message"),
+    [
+        ([[1e308, 0], [1e308, 1], [0, 1e308], [0, 0]], "lie far outside the 1280x720 image"),
+        ([[5000, 5000], [6000, 5000], [6000, 6000], [5000, 6000]], "lie far outside"),
+    ],
+)
+def test_calibration_corners_far_outside_the_image(corners: list, message: str) -> None:
+    with pytest.raises(CalibrationError, match=message):
+        calibration_from_dict({"image_size": [1280, 720], "board_corners": corners})
+
+
+def test_a_board_reaching_past_the_picture_is_still_a_calibration() -> None:
+    corners = [[-100, 50], [1300, 40], [1290, 700], [-90, 710]]
+    cal = calibration_from_dict({"image_size": [1280, 720], "board_corners": corners})
+    assert cal.board_corners_for(640, 360)[0].tolist() == [-50.0, 25.0]
+
+
+def test_the_live_commands_say_why_they_cannot_start(tmp_path: Path, capsys) -> None:
+    err = one_line_error(capsys, ["demo", "--db", str(tmp_path)])
+    assert "--db" in err and "is a folder, not a database file" in err
+    not_a_db = tmp_path / "games.sqlite"
+    not_a_db.write_text("hello, not a database")
+    err = one_line_error(capsys, ["demo", "--db", str(not_a_db)])
+    assert "cannot open the game database (file is not a database)" in err
+    err = one_line_error(capsys, ["demo", "--host", "nosuchhost.invalid"])
+    assert "--host nosuchhost.invalid: not an address of this computer" in err
+    err = one_line_error(capsys, ["serve", "--camera", "-1"])
+    assert "--camera must be 0 or more" in err
+
+
+def test_a_port_in_use_is_one_line(capsys) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        err = one_line_error(capsys, ["demo", "--port", str(port)])
+    assert f"port {port} is in use by another program" in err
+
+
+@pytest.mark.parametrize("command", [["eval", "--games", "1"], ["demo"], ["synth", "--out", "x"]])
+def test_negative_seeds_are_refused_by_name(command: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--seed", "-1"])
+    assert exit_info.value.code == 2
+    assert "argument --seed: must be 0 or more, not -1" in capsys.readouterr().err
+
+
+def test_lens_calibration_needs_four_photos_before_reading_them(tmp_path: Path, capsys) -> None:
+    photos = [str(tmp_path / f"missing{i}.jpg") for i in range(3)]
+    err = one_line_error(capsys, ["calibrate", "lens", *photos, "--out", str(tmp_path / "c.json")])
+    assert "3 photo(s) given: the lens needs the target seen in at least 4 photos" in err
