@@ -109,6 +109,23 @@ class GameSession:
             self._set_record(game_id, GameRecord(setup))
             return game_id
 
+    def resume(self, game_id: int) -> None:
+        """Go back to game ``game_id`` of the store. The game in progress, if
+        unfinished, is set aside as abandoned, and can be resumed the same way."""
+        with self._lock:
+            try:
+                record = self.store.load_record(game_id)
+            except KeyError:
+                raise SessionInputError(f"there is no game {game_id}") from None
+            if game_id == self.game_id:
+                return
+            if self.game_id is not None and self.state and not self.state.finished:
+                self.store.set_status(self.game_id, "abandoned")
+            self.pending = None
+            self._set_record(game_id, record)
+            if self.state is not None and not self.state.finished:
+                self.store.set_status(game_id, "playing")
+
     def _set_record(self, game_id: int, record: GameRecord) -> None:
         if record != self.record:
             self.dismissed = set()

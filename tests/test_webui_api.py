@@ -218,3 +218,25 @@ def test_pages_render(client: FlaskClient) -> None:
     page = client.get("/").get_data(as_text=True)
     assert 'id="scoreboard"' in page and "game.js" in page
     assert "calibrate.js" in client.get("/calibrate").get_data(as_text=True)
+
+
+def test_a_game_set_aside_by_a_new_game_can_be_resumed() -> None:
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, FakeCamera(), testing=True).test_client()
+    start = {"squares": {"b2": "5h"}}
+    first = client.post("/api/games", json={"seats": {"S": "red", "W": "green"}, "start": start})
+    first_id = first.get_json()["game_id"]
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "b3": "6h"}}})
+    second = client.post("/api/games", json={"seats": {"S": "red", "N": "blue"}, "start": start})
+    second_id = second.get_json()["game_id"]
+    statuses = {g["id"]: g["status"] for g in client.get("/api/games").get_json()["games"]}
+    assert statuses == {first_id: "abandoned", second_id: "playing"}
+    answer = client.post(f"/api/games/{first_id}/resume", json={})
+    state = answer.get_json()["state"]
+    assert answer.status_code == 200 and state["game_id"] == first_id
+    assert [p["score"] for p in state["players"]] == [2, 0] and len(state["turns"]) == 1
+    statuses = {g["id"]: g["status"] for g in client.get("/api/games").get_json()["games"]}
+    assert statuses == {first_id: "playing", second_id: "abandoned"}
+    missing = client.post("/api/games/99/resume", json={})
+    assert missing.status_code == 400 and "there is no game 99" in missing.get_json()["error"]
+    assert session.game_id == first_id

@@ -94,6 +94,13 @@ def games() -> Any:
     return jsonify(games=[g.__dict__ for g in _session().store.games()])
 
 
+@api.post("/games/<int:game_id>/resume")
+def resume_game(game_id: int) -> Any:
+    """Go back to an earlier game (the one in progress is set aside, resumable too)."""
+    _session().resume(game_id)
+    return jsonify(game_id=game_id, state=_session().state_json())
+
+
 @api.post("/games")
 def new_game() -> Any:
     """Start a game: ``{"seats": {"S": "red", ...}, "teams": null, "options": {}, "start": P}``."""

@@ -173,7 +173,27 @@
     try { await setupcam.api("POST", "/api/correct", { square, tile }); } catch (err) { /* banner shown */ }
   });
 
-  $("new-game-button").addEventListener("click", () => $("new-game-dialog").showModal());
+  $("new-game-button").addEventListener("click", async () => {
+    $("new-game-dialog").showModal();
+    // Games set aside by a new game stay in the database: offer them back.
+    let games = [];
+    try { games = (await setupcam.api("GET", "/api/games")).games; } catch (e) { /* banner */ }
+    const current = state && state.game_id;
+    const unfinished = games.filter((g) => g.status !== "finished" && g.id !== current).reverse();
+    $("resume-games").hidden = unfinished.length === 0;
+    $("resume-list").replaceChildren(...unfinished.map((g) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `Game ${g.id}: ${g.players.join(", ")}, ${g.turns} turn${g.turns === 1 ? "" : "s"}`;
+      button.addEventListener("click", async () => {
+        try { await setupcam.api("POST", `/api/games/${g.id}/resume`, {}); } catch (e) { /* banner */ }
+        $("new-game-dialog").close();
+      });
+      item.appendChild(button);
+      return item;
+    }));
+  });
   $("new-game-form").addEventListener("submit", async (e) => {
     if (e.submitter && e.submitter.value === "cancel") return;
     const f = e.target;
