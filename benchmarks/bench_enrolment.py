@@ -107,12 +107,12 @@ def enrolled_and_read(
 
 
 def read_set(
-    recognizers: list[TileRecognizer], seed: int, tests: int
+    recognizers: list[TileRecognizer], seed: int, tests: int, plan: bool = False
 ) -> list[dict[str | None, SetResult]]:
     """Render tile set ``seed`` once; enrol it and read its test frames with each model.
     Per model: the result on all visible squares (key ``None``), per condition, and on
     the squares a hand hides (:data:`UNDER_A_HAND`)."""
-    frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests)
+    frames = tile_set_frames(seed, HELDOUT_FAMILIES[0], photos=5, tests=tests, plan=plan)
     y = np.concatenate([crop_labels(f, LAYOUT) for f, _ in frames.test])
     top = np.concatenate([top_labels(f, LAYOUT) for f, _ in frames.test])
     visible = y != COVERED
@@ -191,6 +191,11 @@ def main() -> int:
     parser.add_argument("--sets", type=int, default=60, help="tile sets (default 60)")
     parser.add_argument("--tests", type=int, default=20, help="test frames per set")
     parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="enrol from photos laid out as the Enrol tiles page asks (default: random order)",
+    )
+    parser.add_argument(
         "--first-seed",
         type=int,
         default=FIRST_SEED,
@@ -215,11 +220,12 @@ def main() -> int:
     results: list[list[dict[str | None, SetResult]]] = []
     bar = ProgressBar("enrol sets", args.sets)
     for i in range(args.sets):
-        results.append(read_set(recognizers, first + i, args.tests))
+        results.append(read_set(recognizers, first + i, args.tests, args.plan))
         bar.update(i + 1)
     bar.close()
 
-    print(f"## Held-out family enrolled from 5 photos: {args.sets} tile sets\n")
+    photos = "the Enrol page's plan" if args.plan else "5 photos"
+    print(f"## Held-out family enrolled from {photos}: {args.sets} tile sets\n")
     print(
         f"Seeds {first}-{first + args.sets - 1}, {args.tests} test frames each; "
         f'"error" = "?" or wrong on visible squares, "wrong" = answered wrongly '

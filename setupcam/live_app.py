@@ -22,6 +22,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from engine import GameSetup, Layout, Position, Seats
 from setupcam.cli import UsageError
+from setupcam.enrollment_guide import EnrollmentGuide
 from setupcam.session import GameSession, PendingPlay, SessionError
 from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
@@ -225,8 +226,13 @@ def build_live_app(
     simulated_players: bool = False,
     resume: bool = True,
     settle_s: float = SETTLE_S,
+    enrollment_out: str | Path | None = None,
 ) -> LiveApp:
-    """Wire a source to a new pipeline, a session on the game store, and the dashboard."""
+    """Wire a source to a new pipeline, a session on the game store, and the dashboard.
+
+    Without ``enrollment_path`` the user's enrolment (``setupcam enroll``) is read, if
+    there is one, unless ``enrollment_out`` is given: then the Enrol page writes there
+    and nothing else is read (the demo's simulated tiles are not the user's)."""
     from calibration.camera_file import load_board_look, load_calibration
     from setupcam.commands.recognize import print_notice
     from vision.recognizer import TileRecognizer, default_enrollment_path
@@ -236,7 +242,8 @@ def build_live_app(
     session = GameSession(store)
     if resume:
         session.resume_latest()
-    if enrollment_path is None and default_enrollment_path().is_file():
+    own_set = enrollment_out is None
+    if enrollment_path is None and own_set and default_enrollment_path().is_file():
         enrollment_path = str(default_enrollment_path())
     recognizer = TileRecognizer.load(model_path, enrollment_path, threads=1, notice=print_notice)
     calibration = look = None
@@ -260,7 +267,10 @@ def build_live_app(
         on_frame=players.on_frame if players else None,
     )
     token = None if host in LOCAL_HOSTS else secrets.token_urlsafe(16)
-    app = create_app(session, runner, token=token)
+    reader = recognizer if recognizer.enrollment is None else TileRecognizer.load(model_path)
+    out = enrollment_out or enrollment_path or default_enrollment_path()
+    guide = EnrollmentGuide(runner, reader, Path(out))
+    app = create_app(session, runner, token=token, enrollment=guide)
     return LiveApp(app, session, runner, token)
 
 

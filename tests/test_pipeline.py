@@ -251,7 +251,7 @@ def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # t
     watching = [s["message"] for s in statuses if s.get("state") == "tracking"]
     assert any("left unread" in m for m in watching) == told
     if told:
-        assert any("enrol it (setupcam enroll" in m for m in watching)
+        assert any("enrol it (Enrol tiles page, or setupcam enroll" in m for m in watching)
     # The advice is also given apart, for the dashboard to mark the camera line.
     assert any("left unread" in s.get("advice", "") for s in statuses) == told
     # Corners set by hand (the camera was moved): the picture is judged afresh.
@@ -325,3 +325,23 @@ def test_a_view_left_in_doubt_is_looked_at_longer_once(confidence: float) -> Non
     else:
         # A doubtful one waits for nearly a second of frames, and then is decided as it is.
         assert all(v.frames >= longer for v in views)
+
+
+@pytest.mark.parametrize(("scale", "shape_kept"), [(2.0, True), (1.0, False)])
+def test_a_calibration_made_at_another_resolution(scale: float, shape_kept: bool) -> None:
+    # A camera calibrated at 2560x1440 that now streams 1280x720 keeps its board,
+    # scaled; one whose picture changed shape has the board found anew.
+    source = SimulatedTableSource(5, realtime=False, games=1, max_turns=1, hands=False)
+    reader = TruthReader(5)
+    first = next(iter(source))
+    width, height = first.image.shape[1], first.image.shape[0]
+    truth = first.truth.board_corners_distorted
+    size = (int(width * scale), int(height * scale)) if shape_kept else (width, height + 200)
+    calibration = Calibration(size, board_corners=truth * scale)
+    pipeline = LivePipeline(reader, calibration=calibration)  # type: ignore[arg-type]
+    reader.truth = first.truth
+    pipeline.process(first.image, 0.0)
+    location = pipeline.board.location
+    assert location is not None
+    assert np.abs(location.corners - truth).max() < (0.01 if shape_kept else 5)
+    assert location.method == ("manual" if shape_kept else "auto")

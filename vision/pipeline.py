@@ -95,10 +95,14 @@ class LivePipeline:
         if calibration is not None and calibration.board_corners is not None:
             initial = manual_board(calibration.board_corners)
         self.board = BoardTracker(self.layout, look=look, initial=initial)
+        self._frame_size: tuple[int, int] | None = None
         self.motion = MotionDetector()
         self.stability = StabilityTracker(settle_s)
         self.unread = UnreadTiles()
         self.link = link
+        self.deciding = True
+        """False while the table shows something other than the game (the Enrol
+        page's photos): the board is read and shown, but no play is decided."""
         self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
         self._touch_since_steady: dict[str, float] = {}
@@ -109,6 +113,18 @@ class LivePipeline:
             s: (r.x0 + 0.03, r.y0 + 0.03, r.x1 - 0.03, r.y1 - 0.03)
             for s, r in self.layout.rects.items()
         }
+
+    def _fit_registration(self, width: int, height: int) -> None:
+        """The calibration file's board, for a camera that streams ``width`` x ``height``:
+        made at another resolution of the same shape, its corners scaled; of another
+        shape, the board is found anew (reading through wrong corners reads nonsense)."""
+        calibration = self.calibration
+        if calibration is None or calibration.board_corners is None:
+            return
+        if calibration.image_size == (width, height):
+            return
+        corners = calibration.board_corners_for(width, height)
+        self.board.reset(None if corners is None else manual_board(corners))
 
     def set_board_corners(self, corners: Any) -> None:
         """Register the board by hand (the dashboard's drag handles)."""
@@ -157,6 +173,9 @@ class LivePipeline:
             timings[stage] = (t - clock) * 1000
             clock = t
 
+        if self._frame_size is None:
+            self._frame_size = (image.shape[1], image.shape[0])
+            self._fit_registration(*self._frame_size)
         if self.calibration is not None and self.calibration.has_lens:
             image = undistort(image, self.calibration)
             lap("undistort")
@@ -329,7 +348,7 @@ class LivePipeline:
         """Decode a new steady view, or the current one again when the game moved on
         (a confirmed, dismissed or corrected play) while the board stayed still."""
         view = new_view or self.stability.current_view
-        if view is None or self.link is None:
+        if view is None or self.link is None or not self.deciding:
             return None
         context = self.link.context()
         if context is None or (new_view is None and context == self._decided):
@@ -514,6 +533,17 @@ class PipelineRunner:
     @property
     def layout(self) -> Layout:
         return self.pipeline.layout
+
+    def snapshot(self) -> tuple[np.ndarray, FrameReport] | None:
+        """The latest frame as the pipeline read it (undistorted) and its report."""
+        with self._lock:
+            image, report = self._image, self._report
+        if image is None or report is None:
+            return None
+        calibration = self.pipeline.calibration
+        if calibration is not None and calibration.has_lens:
+            image = undistort(image, calibration)
+        return image, report
 
     def board_corners(self) -> list[list[float]] | None:
         location = self.pipeline.board.registered

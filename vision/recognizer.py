@@ -158,7 +158,7 @@ def small_board_advice(corners: np.ndarray) -> str | None:
 NOT_ENROLLED_ADVICE = (
     "no enrolled tile set: the model knows only the simulator's art, and on a set "
     "coloured otherwise it misreads many tiles with confidence (one square in six in "
-    "the simulator); enrol yours first (setupcam enroll, see the README)"
+    "the simulator); enrol yours first (the dashboard's Enrol tiles page, or setupcam enroll)"
 )
 """Said when a real picture is read without an enrolment (models/HISTORY.md,
 "Session 17": the reader read 17.5% of the squares confidently wrong in the live app

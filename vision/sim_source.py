@@ -6,11 +6,13 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
-from engine import Seats
+from engine import Position, Seats
 from vision.sources import FrameSource, SourceFrame
-from vision.synth.scene import Frame
+from vision.synth.scene import Frame, render_frame
 from vision.synth.sequence import Event, GameStream
+from vision.synth.styles import Style
 
 LEAD_OUT_S = 2.0
 """The final board stays in view this long after the last turn."""
@@ -56,6 +58,19 @@ class SimulatedTableSource(FrameSource):
         self.on_game = on_game
         self.stream: GameStream | None = None
         self._closed = False
+        self._laid_out: Position | None = None
+        self._still: tuple[Position, Frame] | None = None
+        self._style: Style | None = None
+
+    def lay_out(self, position: Position | None) -> None:
+        """Show ``position`` on the table, still and with no hand over it, until called
+        with ``None``: the simulated players lay out an enrolment photo's tiles (the
+        Enrol page), and their game waits meanwhile."""
+        self._laid_out = position
+        if position is not None and self.stream is not None:
+            # A real table has one tile set: once the players have laid out photos of
+            # this one, every later game is played with it too.
+            self._style = self.stream.base.style
 
     def close(self) -> None:
         self._closed = True
@@ -74,6 +89,8 @@ class SimulatedTableSource(FrameSource):
                 resolution=self.resolution,
                 max_turns=self.max_turns,
             )
+            if self._style is not None:
+                self.stream.base = replace(self.stream.base, style=self._style)
             if self.on_game is not None:
                 self.on_game(self.stream)  # before its first frame (e.g. enrol its tiles)
             self.status = {"state": "ok", "message": f"simulated table: game {game + 1}"}
@@ -88,16 +105,34 @@ class SimulatedTableSource(FrameSource):
             # After the last turn the board stays on the table for a moment, as it would.
             lead_out = _repeat_last(frames, int(LEAD_OUT_S * self.fps))
             for frame, events in itertools.chain(lead_in, lead_out):
+                while self._laid_out is not None and not self._closed:
+                    still = self._still_frame(self._laid_out)
+                    self._keep_pace(started, clock)
+                    yield SourceFrame(still.image, clock, truth=still.truth)
+                    clock += 1.0 / self.fps
                 if self._closed:
                     return
-                if self.realtime:
-                    delay = started + clock - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
+                self._keep_pace(started, clock)
                 yield SourceFrame(frame.image, clock, truth=frame.truth, events=list(events))
                 clock += 1.0 / self.fps
             game += 1
         self.status = {"state": "ended", "message": "simulated table: all games played"}
+
+    def _keep_pace(self, started: float, clock: float) -> None:
+        """Wait until the frame at ``clock`` is due (a realtime table)."""
+        if self.realtime:
+            delay = started + clock - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    def _still_frame(self, position: Position) -> Frame:
+        """The table showing ``position`` through this game's camera, in its art:
+        rendered once per position."""
+        if self._still is None or self._still[0] is not position:
+            assert self.stream is not None
+            scene = replace(self.stream.base, position=position, stacks={}, hand=None)
+            self._still = (position, render_frame(scene, self.seed))
+        return self._still[1]
 
 
 def _repeat_last(

@@ -43,6 +43,7 @@ from calibration.board_location import board_width_px
 from engine import Layout
 from vision.board_view import square_crops
 from vision.enrollment import position_labels
+from vision.enrollment_plan import enrolment_plan
 from vision.recognizer import COVERED
 from vision.synth import (
     FAMILIES,
@@ -416,9 +417,12 @@ def tile_set_frames(
     hand_rate: float = 0.35,
     resolution: tuple[int, int] = (1280, 720),
     same_camera: bool = False,
+    plan: bool = False,
 ) -> TileSetFrames:
     """One tile set's enrolment photos and test frames, reproducible from ``seed``;
-    ``same_camera`` keeps one camera for all of them (as with one calibration file)."""
+    ``same_camera`` keeps one camera for all of them (as with one calibration file).
+    The photos hold the 50 tiles in random order, or with ``plan`` as the Enrol tiles
+    page lays them out (:mod:`vision.enrollment_plan`); the test frames are the same."""
     layout = Layout.load()
     rng = np.random.default_rng([seed, 77])
     scene = random_scene(rng, family=family, hands=False, resolution=resolution, layout=layout)
@@ -436,7 +440,10 @@ def tile_set_frames(
         frame = render_frame(view, rng)
         return (frame, frame.truth.board_corners_distorted), view.photo.motion_blur_px
 
-    enrol = [shot(p, {}, None)[0] for p in enrolment_positions(rng, photos, layout)]
+    positions = enrolment_positions(rng, photos, layout)  # drawn either way: same tests
+    if plan:
+        positions = list(enrolment_plan(layout))
+    enrol = [shot(p, {}, None)[0] for p in positions]
     test, blur = [], []
     for _ in range(tests):
         position, stacks = random_position(rng, layout)

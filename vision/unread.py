@@ -89,6 +89,6 @@ class UnreadTiles:
             "a smeared or soft picture is the usual cause; mount the camera firmly, add "
             "light and check the focus"
             if enrolled
-            else "if the tiles are your own set, enrol it (setupcam enroll, see the README)"
+            else "if the tiles are your own set, enrol it (Enrol tiles page, or setupcam enroll)"
         )
         return f'{unread} of the last {tiles} tiles were left unread ("?"): {cause}'

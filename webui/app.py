@@ -37,6 +37,7 @@ def create_app(
     *,
     token: str | None = None,
     testing: bool = False,
+    enrollment: Any = None,
 ) -> Flask:
     """The dashboard app. With ``token``, every changing request must carry it."""
     app = Flask(__name__)
@@ -50,9 +51,11 @@ def create_app(
     app.extensions["setupcam.session"] = session
     app.extensions["setupcam.camera"] = camera
     app.extensions["setupcam.token"] = token
+    app.extensions["setupcam.enrollment"] = enrollment  # the Enrol page's guide
 
     from webui.api import api
     from webui.coloretto import coloretto
+    from webui.enrollment import enrollment as enrollment_pages
     from webui.live import live
     from webui.pages import pages
 
@@ -60,6 +63,7 @@ def create_app(
     app.register_blueprint(api, url_prefix="/api")
     app.register_blueprint(live)
     app.register_blueprint(coloretto)
+    app.register_blueprint(enrollment_pages)
 
     @app.before_request
     def require_token() -> Any:

@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         args.seed, players=args.players, hands=not args.no_hands, family=args.style
     )
     # The demo's games are not the user's: keep them apart unless --db says otherwise.
-    db = args.db or str(tempfile.mkdtemp(prefix="setupcam-demo-") + "/games.sqlite")
+    scratch = tempfile.mkdtemp(prefix="setupcam-demo-")
+    db = args.db or f"{scratch}/games.sqlite"
     live = build_live_app(
         source,
         settle_s=args.settle,
@@ -48,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
         model_path=args.model,
         simulated_players=True,
         resume=args.db is not None,
+        # The simulated tiles are not the user's: an enrolment made on the Enrol page
+        # stays with the demo, and the user's own is not read.
+        enrollment_out=f"{scratch}/enrollment.npz",
     )
     print("setupcam demo: simulated games on a simulated table, read by the real pipeline.")
     return run_until_interrupted(live, args.host, args.port)

@@ -1,6 +1,9 @@
 """``setupcam enroll``: learn the look of your own tile set from a few photos.
 
-``setupcam enroll --calibration FILE IMAGE=POSITION.json ... [--out FILE]``
+``setupcam enroll --calibration FILE IMAGE=POSITION.json ... [--out FILE]``;
+``setupcam enroll --plan DIR`` writes a plan's five position files first. (The
+dashboard's Enrol tiles page does all of it with the live camera:
+:mod:`setupcam.enrollment_guide`.)
 
 Lay out known positions (for example all 50 tiles over 5 photos, 12 at a time),
 photograph each with the calibrated camera and write what is on every square in a
@@ -44,7 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
-        "pairs", nargs="+", metavar="IMAGE=POSITION.json", help="a photo and its position file"
+        "pairs", nargs="*", metavar="IMAGE=POSITION.json", help="a photo and its position file"
+    )
+    parser.add_argument(
+        "--plan",
+        type=Path,
+        metavar="DIR",
+        help="write the five position files of a plan to lay out (photo1.json ...), and "
+        "print what goes where; then photograph each and enrol with them",
     )
     parser.add_argument(
         "--calibration",
@@ -69,6 +79,34 @@ def _split_pair(text: str) -> tuple[Path, Path]:
     return Path(image), Path(position)
 
 
+def write_plan(folder: Path, layout) -> int:
+    """``--plan``: the plan's positions as files, and in words, with the next step."""
+    import json
+
+    from setupcam.cli import UsageError
+    from vision.enrollment_plan import enrolment_plan, plan_text
+
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--plan {folder}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        pairs = []
+        for number, position in enumerate(enrolment_plan(layout), 1):
+            path = folder / f"photo{number}.json"
+            path.write_text(json.dumps(position.to_json(), ensure_ascii=False) + "\n", "utf-8")
+            print(f"photo {number} ({path}): {plan_text(position)}")
+            pairs.append(f"photo{number}.jpg={path}")
+    except OSError as err:
+        raise UsageError(f"--plan {folder}: cannot write there ({err.strerror or err})") from None
+    print(
+        "lay out each photo's tiles (squares named as on the Calibrate page, whose S "
+        "edge is south), photograph it as "
+        f"photo1.jpg ... photo{len(pairs)}.jpg, then run:\n"
+        f"  setupcam enroll --calibration calibration.json {' '.join(pairs)}"
+    )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
 
     from calibration.board_finder import find_board
@@ -78,12 +116,17 @@ def run(args: argparse.Namespace) -> int:
     from vision.enrollment import (
         EnrollmentSample,
         build_enrollment,
-        position_labels,
         save_keeping_previous,
     )
     from vision.recognizer import LABELS, TileRecognizer, default_enrollment_path
 
     layout = read_layout(args.layout)
+    if args.plan is not None:
+        if args.pairs:
+            raise UsageError("--plan writes the files to photograph: give it alone")
+        return write_plan(args.plan, layout)
+    if not args.pairs:
+        raise UsageError("give the photos as IMAGE=POSITION.json pairs (or --plan DIR first)")
     cal = None
     if args.calibration is not None:
         from calibration.camera_file import load_calibration
@@ -126,22 +169,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as err:
         raise UsageError(f"{out}: cannot write the enrolment ({err.strerror or err})") from None
 
-    # Read the photos back, before and after, so the user sees what enrolment did:
-    # at four turns, as `recognize` reads a photo.
+    # Read the photos back, before and after, so the user sees what enrolment did.
     enrolled = TileRecognizer.load(args.model, out)
-    right_before = right_after = total = 0
-    misread: list[str] = []
-    for sample in samples:
-        truth = position_labels(sample.position, layout)
-        before = model.read_board(sample.image, sample.corners, layout, all_turns=True)
-        after = enrolled.read_board(sample.image, sample.corners, layout, all_turns=True)
-        for square, want in zip(layout.squares, truth, strict=True):
-            total += 1
-            right_before += int(before[square].best_index == want and before[square].label != "?")
-            ok = after[square].best_index == want and after[square].label != "?"
-            right_after += int(ok)
-            if not ok:
-                misread.append(f"{sample.name}:{square} ({after[square].text or 'empty'})")
+    right_before, total, _ = read_back(model, samples, layout)
+    right_after, _, misread = read_back(enrolled, samples, layout)
     tiles_seen = [LABELS[i] for i in range(50) if enrollment.counts[i] > 0]
     missing = [LABELS[i] for i in range(50) if enrollment.counts[i] == 0]
     print(f"enrolled {len(samples)} photos, {total} squares -> {out}")
@@ -169,6 +200,26 @@ def run(args: argparse.Namespace) -> int:
             "photograph them too and enrol again for the best reading"
         )
     return 0
+
+
+def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
+    """How many of the photos' squares ``recognizer`` reads as their positions say, of
+    how many, and the misread ones (``photo:square (reading)``): at four turns, as
+    ``recognize`` reads a photo."""
+    from vision.enrollment import position_labels
+
+    right, total, misread = 0, 0, []
+    for sample in samples:
+        truth = position_labels(sample.position, layout)
+        readings = recognizer.read_board(sample.image, sample.corners, layout, all_turns=True)
+        for square, want in zip(layout.squares, truth, strict=True):
+            reading = readings[square]
+            total += 1
+            if reading.best_index == want and reading.label != "?":
+                right += 1
+            else:
+                misread.append(f"{sample.name}:{square} ({reading.text or 'empty'})")
+    return right, total, misread
 
 
 def _refuse_repeated_photos(images: list[Path]) -> None:

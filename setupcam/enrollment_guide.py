@@ -1,0 +1,235 @@
+"""Enrolment from the dashboard: the camera over the table takes the photos.
+
+``setupcam enroll`` learns a tile set from photos and position files the user
+prepares. The dashboard's Enrol page needs neither: it shows the plan
+(:func:`vision.enrollment_plan.enrolment_plan`, five photos of ten tiles), the
+user lays out each photo's tiles and presses *Take photo*, and the live camera's
+frame is checked and kept. *Learn my set* fits the enrolment as ``enroll`` does,
+writes it where ``recognize`` and the live app look (the one it replaces kept
+beside it), and the live app reads the table with it from the next frame.
+
+While the guide is open no play is decided: the tiles on the board are the
+photos', not a game's. On the demo's simulated table the simulated players lay
+each photo's tiles out.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine import Layout, Position
+from setupcam.commands.enroll import READ_BACK_WARNING, read_back, six_nine_summary
+from setupcam.session import layout_json
+from vision.enrollment import (
+    EnrollmentSample,
+    build_enrollment,
+    contradicted_squares,
+    position_labels,
+    save_keeping_previous,
+)
+from vision.enrollment_plan import enrolment_plan, plan_text
+from vision.pipeline import PipelineRunner
+from vision.recognizer import EMPTY, TileRecognizer
+
+
+class GuideError(ValueError):
+    """A step the guide cannot take now; the message says what to do."""
+
+
+class GuideInputError(GuideError):
+    """A request the guide cannot take whatever its moment (no such photo)."""
+
+
+class TableLayer(Protocol):
+    """A source that can lay tiles out itself (the simulated table)."""
+
+    def lay_out(self, position: Position | None) -> None: ...
+
+
+class EnrollmentGuide:
+    """The Enrol page's steps, on the live app's camera.
+
+    ``reader`` is the plain reader (no enrolment) the photos are checked with and the
+    enrolment learns from; ``out`` is where the enrolment is written.
+    """
+
+    def __init__(self, runner: PipelineRunner, reader: TileRecognizer, out: Path) -> None:
+        self.runner = runner
+        self.reader = reader
+        self.out = Path(out)
+        self.plan = enrolment_plan(runner.layout)
+        self.active = False
+        self.showing = 0
+        self._photos: dict[int, EnrollmentSample] = {}
+        self._lock = threading.Lock()
+        self._learning = threading.Lock()
+        self.last_result: dict[str, Any] | None = None
+
+    @property
+    def layout(self) -> Layout:
+        return self.runner.layout
+
+    def state(self) -> dict[str, Any]:
+        """The page's picture of the guide: the plan, the photos taken, the result."""
+        with self._lock:
+            return {
+                "active": self.active,
+                "showing": self.showing,
+                "plan": [
+                    {"squares": photo.to_json()["squares"], "text": plan_text(photo)}
+                    for photo in self.plan
+                ],
+                "taken": [i in self._photos for i in range(len(self.plan))],
+                "simulated": self._table() is not None,
+                "enrolled": self.runner.pipeline.recognizer.enrollment is not None,
+                "result": self.last_result,
+                "layout": layout_json(self.layout),
+            }
+
+    def start(self) -> dict[str, Any]:
+        """Open the guide: the game waits, and the first photo's tiles are shown."""
+        with self._lock:
+            self.active = True
+            self.runner.pipeline.deciding = False
+        return self.show(self.showing)
+
+    def show(self, index: int) -> dict[str, Any]:
+        """Photo ``index`` is the one being laid out (a simulated table lays it out)."""
+        self._check_index(index)
+        with self._lock:
+            if not self.active:
+                raise GuideError("open the guide first (Start)")
+            self.showing = index
+            table = self._table()
+            if table is not None:
+                table.lay_out(self.plan[index])
+        return self.state()
+
+    def take(self, index: int) -> dict[str, Any]:
+        """Keep the camera's latest frame as photo ``index``, if it shows the plan's
+        position: the board found, no hand over it, no square plainly contradicting
+        the plan (a tile on a square it leaves empty, or the other way round)."""
+        self._check_index(index)
+        with self._lock:
+            if not self.active:
+                raise GuideError("open the guide first (Start)")
+        snapshot = self.runner.snapshot()
+        if snapshot is None:
+            raise GuideError("no camera picture yet: wait for the camera")
+        image, report = snapshot
+        if report.location is None:
+            raise GuideError("the board is not in view: check the camera (Calibrate page)")
+        if report.obstructed:
+            raise GuideError("hands over the board: take the photo when they are gone")
+        position = self.plan[index]
+        corners = self._corners_laid_out(image, report.location.corners, position, index)
+        sample = EnrollmentSample(image.copy(), corners, position, f"photo {index + 1}")
+        with self._lock:
+            self._photos[index] = sample
+            if index == self.showing:
+                following = [i for i in range(len(self.plan)) if i not in self._photos]
+                if following:
+                    self.showing = following[0]
+            table = self._table()
+            if table is not None:
+                table.lay_out(self.plan[self.showing])
+        return self.state()
+
+    def _corners_laid_out(
+        self, image: np.ndarray, corners: np.ndarray, position: Position, index: int
+    ) -> np.ndarray:
+        """The board's corners turned so that ``position`` lies on its squares, or a
+        GuideError naming the squares that contradict it.
+
+        The user lays the tiles out as the page's diagram shows them, south at the
+        bottom, and the camera may take another edge for south (nothing has told it
+        yet). A plan's empty squares fit one turn of the board only, so the photo is
+        taken in the turn where no square contradicts it."""
+        labels = position_labels(position, self.layout)
+        first_wrong: np.ndarray | None = None
+        for turn in range(4):
+            turned = np.roll(np.asarray(corners, np.float64), -turn, axis=0)
+            crops = self.reader.crops(image, turned, self.layout)
+            wrong = np.flatnonzero(contradicted_squares(self.reader.probabilities(crops), labels))
+            if not len(wrong):
+                return turned
+            first_wrong = wrong if first_wrong is None else first_wrong
+        assert first_wrong is not None
+        said = [
+            f"{self.layout.squares[i]} "
+            + ("holds a tile: leave it empty" if labels[i] == EMPTY else "looks empty")
+            for i in first_wrong
+        ]
+        raise GuideError(f"photo {index + 1} is not laid out as planned: {'; '.join(said)}")
+
+    def finish(self) -> dict[str, Any]:
+        """Learn the set from the photos, write it, and read the table with it."""
+        if not self._learning.acquire(blocking=False):
+            raise GuideError("already learning the set: wait a few seconds")
+        try:
+            return self._learn()
+        finally:
+            self._learning.release()
+
+    def _learn(self) -> dict[str, Any]:
+        with self._lock:
+            missing = [i + 1 for i in range(len(self.plan)) if i not in self._photos]
+            if missing:
+                raise GuideError(f"take photo {', '.join(map(str, missing))} first")
+            samples = [self._photos[i] for i in range(len(self.plan))]
+        try:
+            enrollment = build_enrollment(self.reader, samples, self.layout)
+        except ValueError as err:
+            raise GuideError(f"cannot enrol: {err}") from None
+        try:
+            replaced = save_keeping_previous(enrollment, self.out)
+        except OSError as err:
+            raise GuideError(f"{self.out}: cannot write the enrolment ({err})") from None
+        enrolled = self.reader.with_enrollment(enrollment)
+        right, total, misread = read_back(enrolled, samples, self.layout)
+        result = {
+            "saved": str(self.out),
+            "previous": None if replaced is None else str(replaced),
+            "read_back": f"{right}/{total}",
+            "warning": None,
+            "misread": misread[:12],
+            "six_nine": six_nine_summary(enrollment.six_nine),
+        }
+        if right < READ_BACK_WARNING * total:
+            result["warning"] = (
+                f"only {100 * right / total:.0f}% of the photos' squares read back as "
+                "planned: were the tiles where the plan puts them? Take the photos again"
+            )
+        with self._lock:
+            # From the next frame the live app reads the table with the new set.
+            self.runner.pipeline.recognizer = enrolled
+            self.last_result = result
+            self._photos.clear()
+            self.showing = 0
+        self.close()
+        return self.state()
+
+    def close(self) -> dict[str, Any]:
+        """Leave the guide: the table goes back to the game (photos taken are kept
+        until the guide learns the set)."""
+        with self._lock:
+            self.active = False
+            self.runner.pipeline.deciding = True
+            table = self._table()
+            if table is not None:
+                table.lay_out(None)
+        return self.state()
+
+    def _table(self) -> TableLayer | None:
+        source = self.runner.source
+        return source if hasattr(source, "lay_out") else None  # type: ignore[return-value]
+
+    def _check_index(self, index: Any) -> None:
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise GuideInputError("'photo' must be the photo's number, counted from 0")
+        if not 0 <= index < len(self.plan):
+            raise GuideInputError(f"there is no photo {index}: the plan has {len(self.plan)}")

@@ -1,0 +1,127 @@
+"""The Enrol page's guide, on the simulated table read by the real pipeline: the plan,
+the photos checked as they are taken, the set learnt and read from the next frame."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import ALL_TILES, Layout
+from setupcam.enrollment_guide import EnrollmentGuide, GuideError, GuideInputError
+from setupcam.session import GameSession
+from setupcam.store import GameStore
+from vision.enrollment_plan import enrolment_plan
+from vision.pipeline import LivePipeline, PipelineRunner
+from vision.recognizer import TileRecognizer
+from vision.sim_source import SimulatedTableSource
+from webui import create_app
+
+LAYOUT = Layout.load()
+
+
+def test_the_plan_shows_every_tile_once_ten_to_a_photo() -> None:
+    plan = enrolment_plan(LAYOUT)
+    shown = Counter(tile for photo in plan for tile in photo.tiles())
+    assert set(shown) == set(ALL_TILES) and set(shown.values()) == {1}
+    assert [len(photo.tiles()) for photo in plan] == [10] * 5
+    # Each photo one suit, its values in the board's square order.
+    for photo in plan:
+        tiles = [tile for tile in photo.squares.values() if tile is not None]
+        assert len({tile.suit for tile in tiles}) == 1
+        assert [tile.value for tile in tiles] == list(range(1, 11))
+    empty = Counter(s for photo in plan for s, tile in photo.squares.items() if tile is None)
+    assert len(empty) == 10 and set(empty.values()) == {1}
+
+
+def test_enroll_plan_writes_the_position_files_to_photograph(tmp_path: Path, capsys) -> None:
+    from setupcam.cli import main
+    from setupcam.inputs import read_position_file
+
+    assert main(["enroll", "--plan", str(tmp_path / "plan")]) == 0
+    out = capsys.readouterr().out
+    assert "photo 1 (" in out and "leave b1, c1 empty" in out
+    files = sorted((tmp_path / "plan").glob("photo*.json"))
+    assert [read_position_file(f, LAYOUT) for f in files] == list(enrolment_plan(LAYOUT))
+    assert "photo5.jpg=" in out.splitlines()[-1]
+    assert main(["enroll", "--plan", str(tmp_path), "a.jpg=a.json"]) == 2
+    assert "--plan writes the files to photograph" in capsys.readouterr().err
+
+
+class Table:
+    """The demo's table, stepped by hand: a source of simulated frames, the pipeline
+    reading them with the shipped reader, and the guide on its runner."""
+
+    def __init__(self, out: Path) -> None:
+        self.source = SimulatedTableSource(2, realtime=False, hands=False, games=3)
+        reader = TileRecognizer.load()
+        self.pipeline = LivePipeline(reader, LAYOUT)
+        self.runner = PipelineRunner(self.source, self.pipeline)
+        self.guide = EnrollmentGuide(self.runner, reader, out)
+        self.frames: Iterator = iter(self.source)
+
+    def run(self, frames: int) -> None:
+        for frame in itertools.islice(self.frames, frames):
+            self.runner.step(frame)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    table = Table(tmp_path_factory.mktemp("guide") / "enrollment.npz")
+    table.run(5)  # the board found and tracked
+    return table
+
+
+def test_a_photo_is_taken_only_once_the_guide_is_open(table: Table) -> None:
+    with pytest.raises(GuideError, match="open the guide first"):
+        table.guide.take(0)
+    with pytest.raises(GuideInputError, match="there is no photo 5"):
+        table.guide.show(5)
+
+
+def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) -> None:
+    guide = table.guide
+    state = guide.start()
+    assert state["active"] and state["simulated"] and not table.pipeline.deciding
+    table.run(3)
+    # The table shows photo 1's tiles: photo 2's plan leaves other squares empty.
+    with pytest.raises(GuideError, match=r"photo 2 is not laid out as planned: .* holds a tile"):
+        guide.take(1)
+    with pytest.raises(GuideError, match="take photo 1, 2, 3, 4, 5 first"):
+        guide.finish()
+    for photo in range(5):
+        assert guide.state()["showing"] == photo  # the next photo is laid out
+        table.run(3)
+        state = guide.take(photo)
+        assert state["taken"][photo]
+    state = guide.finish()
+    result = state["result"]
+    assert result["read_back"] == "60/60" and result["warning"] is None
+    assert Path(result["saved"]).is_file()
+    assert table.pipeline.recognizer.enrollment is not None
+    assert table.pipeline.deciding and not state["active"]
+    assert state["taken"] == [False] * 5  # ready for the next enrolment
+    # The game's frames again, read with the enrolled set.
+    table.run(3)
+    report = table.runner.snapshot()
+    assert report is not None and report[1].location is not None
+
+
+def test_the_enrol_page_answers_in_json(table: Table) -> None:
+    table.guide.close()
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, table.runner, enrollment=table.guide).test_client()
+    assert client.get("/enroll").status_code == 200
+    state = client.get("/api/enrollment").get_json()
+    assert len(state["plan"]) == 5 and "b1" in state["layout"]["squares"]
+    assert state["plan"][0]["text"].startswith("a2 1★, b2 2★")
+    answer = client.post("/api/enrollment/take", json={"photo": 0})
+    assert answer.status_code == 409 and "open the guide first" in answer.get_json()["error"]
+    for body in ({"photo": "1"}, {"photo": True}, {}, {"photo": -1}):
+        assert client.post("/api/enrollment/show", json=body).status_code == 400
+    no_camera = create_app(session).test_client()
+    answer = no_camera.get("/api/enrollment")
+    assert answer.status_code == 409 and "needs the live camera" in answer.get_json()["error"]

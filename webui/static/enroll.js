@@ -1,0 +1,72 @@
+// The Enrol page: the plan's five photos, each laid out on the table and taken by the
+// camera, then the set learnt. Every answer of /api/enrollment is the guide's state.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const SUIT_NAMES = ["★", "♥", "♦", "♣", "♠"];
+  let guide = null;
+
+  function render(state) {
+    guide = state;
+    const layout = state.layout;
+    const taken = state.taken.filter(Boolean).length;
+    $("enrol-status").textContent =
+      (state.enrolled ? "The table is read with an enrolled set. " : "No tile set enrolled yet. ") +
+      (state.simulated ? "This is the demo's simulated table: its players lay each photo out for you." : "");
+    $("enrol-start").hidden = state.active;
+    $("enrol-close").hidden = !state.active;
+    $("enrol-steps").hidden = !state.active;
+    const live = $("enrol-live");
+    if (state.active && !live.src) live.src = live.dataset.src;
+    const photo = state.plan[state.showing];
+    $("enrol-title").textContent = `Photo ${state.showing + 1} of ${state.plan.length}` +
+      (state.taken[state.showing] ? " (taken)" : "");
+    $("enrol-text").textContent = photo.text;
+    boardDiagram.draw($("enrol-board"), { layout, players: [], position: photo, turns: [] });
+    const list = $("enrol-photos");
+    list.replaceChildren();
+    state.plan.forEach((p, i) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.textContent = `${SUIT_NAMES[i] || ""} ${state.taken[i] ? "✓ taken" : "to take"}`;
+      button.className = i === state.showing ? "primary" : "";
+      button.addEventListener("click", () => call("show", { photo: i }));
+      item.appendChild(button);
+      list.appendChild(item);
+    });
+    $("enrol-learn").disabled = taken < state.plan.length;
+    $("enrol-message").textContent = `${taken} of ${state.plan.length} photos taken`;
+    const result = state.result;
+    $("enrol-result").hidden = !result;
+    if (result) {
+      $("enrol-result-text").textContent =
+        `Saved to ${result.saved}` + (result.previous ? ` (the one before is kept as ${result.previous})` : "") +
+        `. The photos read back ${result.read_back} squares right. ${result.six_nine}.` +
+        (result.warning ? ` Warning: ${result.warning}.` : "");
+    }
+  }
+
+  async function call(step, body) {
+    try {
+      render(await setupcam.api("POST", `/api/enrollment/${step}`, body || {}));
+    } catch (e) { /* the banner says why */ }
+  }
+
+  $("enrol-start").addEventListener("click", () => call("start"));
+  $("enrol-close").addEventListener("click", () => call("close"));
+  $("enrol-take").addEventListener("click", async () => {
+    $("enrol-message").textContent = "taking the photo…";
+    await call("take", { photo: guide.showing });
+  });
+  $("enrol-learn").addEventListener("click", async () => {
+    $("enrol-learn").disabled = true;
+    $("enrol-message").textContent = "learning your set (a few seconds)…";
+    await call("finish");
+  });
+
+  (async () => {
+    setupcam.showCamera((await setupcam.api("GET", "/api/state")).camera);
+    render(await setupcam.api("GET", "/api/enrollment"));
+  })();
+})();
