@@ -110,6 +110,8 @@ class Tile:
             raise TileError(f"not a tile: {text!r} (expected e.g. 7♥ or 7H)")
         # The contract's notation has no leading zeros: "07h" is a typing slip, not 7♥.
         value = _VALUE_TOKENS.get(digits)
+        if value is None and digits.startswith("0") and digits.lstrip("0") in _VALUE_TOKENS:
+            raise TileError(f"not a tile: {text!r} (write the value without a leading zero)")
         if value is None:
             raise TileError(f"not a tile: {text!r} (values run from 1 to 10)")
         return cls.of(value, suit)

@@ -16,6 +16,7 @@ each photo's tiles out.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,6 +66,7 @@ class EnrollmentGuide:
         self.active = False
         self.showing = 0
         self._photos: dict[int, EnrollmentSample] = {}
+        self._turn: int | None = None  # how the photos taken lie against the corners
         self._lock = threading.Lock()
         self._learning = threading.Lock()
         self.last_result: dict[str, Any] | None = None
@@ -126,9 +128,10 @@ class EnrollmentGuide:
         if report.obstructed:
             raise GuideError("hands over the board: take the photo when they are gone")
         position = self.plan[index]
-        corners = self._corners_laid_out(image, report.location.corners, position, index)
+        turn, corners = self._corners_laid_out(image, report.location.corners, position, index)
         sample = EnrollmentSample(image.copy(), corners, position, f"photo {index + 1}")
         with self._lock:
+            self._turn = turn
             self._photos[index] = sample
             if index == self.showing:
                 following = [i for i in range(len(self.plan)) if i not in self._photos]
@@ -141,22 +144,23 @@ class EnrollmentGuide:
 
     def _corners_laid_out(
         self, image: np.ndarray, corners: np.ndarray, position: Position, index: int
-    ) -> np.ndarray:
-        """The board's corners turned so that ``position`` lies on its squares, or a
-        GuideError naming the squares that contradict it.
+    ) -> tuple[int, np.ndarray]:
+        """The quarter turn of the board in which ``position`` lies on its squares, and
+        the corners turned so; a GuideError naming the squares that contradict it.
 
-        The user lays the tiles out as the page's diagram shows them, south at the
-        bottom, and the camera may take another edge for south (nothing has told it
-        yet). A plan's empty squares fit one turn of the board only, so the photo is
-        taken in the turn where no square contradicts it."""
+        The user lays the tiles out as the page's diagram shows them, from whichever
+        side of the table, and the camera may take another edge for south. The plan's
+        empty squares fit one photo in one turn only (:mod:`vision.enrollment_plan`);
+        once a photo is taken, the others must lie the same way round."""
         labels = position_labels(position, self.layout)
+        turns = range(4) if self._turn is None else [self._turn]
         first_wrong: np.ndarray | None = None
-        for turn in range(4):
+        for turn in turns:
             turned = np.roll(np.asarray(corners, np.float64), -turn, axis=0)
             crops = self.reader.crops(image, turned, self.layout)
             wrong = np.flatnonzero(contradicted_squares(self.reader.probabilities(crops), labels))
             if not len(wrong):
-                return turned
+                return turn, turned
             first_wrong = wrong if first_wrong is None else first_wrong
         assert first_wrong is not None
         said = [
@@ -164,7 +168,8 @@ class EnrollmentGuide:
             + ("holds a tile: leave it empty" if labels[i] == EMPTY else "looks empty")
             for i in first_wrong
         ]
-        raise GuideError(f"photo {index + 1} is not laid out as planned: {'; '.join(said)}")
+        turned = "" if self._turn is None else " (seen the way round the other photos lie)"
+        raise GuideError(f"photo {index + 1} is not laid out as planned{turned}: {'; '.join(said)}")
 
     def finish(self) -> dict[str, Any]:
         """Learn the set from the photos, write it, and read the table with it."""
@@ -185,33 +190,54 @@ class EnrollmentGuide:
             enrollment = build_enrollment(self.reader, samples, self.layout)
         except ValueError as err:
             raise GuideError(f"cannot enrol: {err}") from None
+        enrolled = self.reader.with_enrollment(enrollment)
+        right, total, misread = read_back(enrolled, samples, self.layout)
+        if right < READ_BACK_WARNING * total:
+            # A set learnt from photos that do not show their plan would misread the
+            # game: nothing is written or used, and the photos read worst are retaken.
+            worst = self._forget_misread_photos(misread)
+            raise GuideError(
+                f"only {right} of {total} squares of the photos read back as planned, so "
+                f"the set was not learnt: take photo {', '.join(map(str, worst))} again, "
+                "with each tile where the plan puts it"
+            )
         try:
             replaced = save_keeping_previous(enrollment, self.out)
         except OSError as err:
             raise GuideError(f"{self.out}: cannot write the enrolment ({err})") from None
-        enrolled = self.reader.with_enrollment(enrollment)
-        right, total, misread = read_back(enrolled, samples, self.layout)
         result = {
             "saved": str(self.out),
             "previous": None if replaced is None else str(replaced),
             "read_back": f"{right}/{total}",
-            "warning": None,
             "misread": misread[:12],
             "six_nine": six_nine_summary(enrollment.six_nine),
         }
-        if right < READ_BACK_WARNING * total:
-            result["warning"] = (
-                f"only {100 * right / total:.0f}% of the photos' squares read back as "
-                "planned: were the tiles where the plan puts them? Take the photos again"
-            )
         with self._lock:
             # From the next frame the live app reads the table with the new set.
             self.runner.pipeline.recognizer = enrolled
             self.last_result = result
             self._photos.clear()
+            self._turn = None
             self.showing = 0
         self.close()
         return self.state()
+
+    def _forget_misread_photos(self, misread: list[str]) -> list[int]:
+        """Forget the photos with the most misread squares (each "photo N:square"):
+        their numbers, from 1, for the user to take again."""
+        counts = Counter(int(m.split(":")[0].removeprefix("photo ")) for m in misread)
+        most = max(counts.values())
+        worst = sorted(n for n, c in counts.items() if c >= most / 2)
+        with self._lock:
+            for number in worst:
+                self._photos.pop(number - 1, None)
+            if not self._photos:
+                self._turn = None
+            self.showing = worst[0] - 1
+            table = self._table()
+            if table is not None:
+                table.lay_out(self.plan[self.showing])
+        return worst
 
     def close(self) -> dict[str, Any]:
         """Leave the guide: the table goes back to the game (photos taken are kept
@@ -232,4 +258,7 @@ class EnrollmentGuide:
         if isinstance(index, bool) or not isinstance(index, int):
             raise GuideInputError("'photo' must be the photo's number, counted from 0")
         if not 0 <= index < len(self.plan):
-            raise GuideInputError(f"there is no photo {index}: the plan has {len(self.plan)}")
+            last = len(self.plan) - 1
+            raise GuideInputError(
+                f"'photo' counts from 0 (photo 1) to {last} (photo {last + 1}), not {index}"
+            )

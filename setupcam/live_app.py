@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 import sqlite3
 import threading
 import time
@@ -284,8 +285,22 @@ def _open_store(path: Path) -> GameStore:
         raise UsageError(f"--db {path}: cannot open the game database ({err})") from None
 
 
+def lan_address() -> str | None:
+    """This computer's address on its network, as other devices reach it (no packet
+    is sent: connecting a UDP socket only picks the interface)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+            return str(probe.getsockname()[0])
+        except OSError:
+            return None
+
+
 def announce(host: str, port: int, token: str | None) -> str:
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    if host in ("0.0.0.0", "::"):
+        # Every address of this computer: name one another device can open.
+        shown = lan_address() or host
     url = f"http://{shown}:{port}/"
     if token:
         return (

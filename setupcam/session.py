@@ -119,6 +119,8 @@ class GameSession:
                 raise SessionInputError(f"there is no game {game_id}") from None
             if game_id == self.game_id:
                 return
+            if self.pending is not None:
+                raise SessionError("a play is waiting for the players: confirm or dismiss it first")
             if self.game_id is not None and self.state and not self.state.finished:
                 self.store.set_status(self.game_id, "abandoned")
             self.pending = None
@@ -205,7 +207,7 @@ class GameSession:
             if number is None:
                 raise SessionError("no play has been recorded yet; nothing to correct")
             if not 1 <= number <= len(record.turns):
-                raise SessionError(f"there is no turn {number}")
+                raise SessionInputError(f"there is no turn {number}")
             turn = record.turns[number - 1]
             if turn.position is None:
                 raise SessionError(f"turn {number} was a swap; it has no board to correct")

@@ -104,7 +104,7 @@ def test_enrol_page_on_the_demo_learns_the_simulated_set(tmp_path: Path) -> None
         page.wait_for_selector("#enrol-result:not([hidden])", timeout=60_000)
         assert not page.is_visible("#enrol-steps")  # back to the game
         result = page.inner_text("#enrol-result-text")
-        assert "read back 60/60 squares right" in result
+        assert "show 60/60 squares as planned" in result
         assert "setupcam-demo-" in result
         page.screenshot(path=str(tmp_path / "enrol.png"), full_page=True)
     assert "Traceback" not in demo.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from engine import ALL_TILES, Layout
 from setupcam.enrollment_guide import EnrollmentGuide, GuideError, GuideInputError
 from setupcam.session import GameSession
 from setupcam.store import GameStore
-from vision.enrollment_plan import enrolment_plan
+from vision.enrollment_plan import enrolment_plan, quarter_turns
 from vision.pipeline import LivePipeline, PipelineRunner
 from vision.recognizer import TileRecognizer
 from vision.sim_source import SimulatedTableSource
@@ -35,6 +36,17 @@ def test_the_plan_shows_every_tile_once_ten_to_a_photo() -> None:
         assert [tile.value for tile in tiles] == list(range(1, 11))
     empty = Counter(s for photo in plan for s, tile in photo.squares.items() if tile is None)
     assert len(empty) == 10 and set(empty.values()) == {1}
+
+
+def test_the_plans_empty_squares_tell_the_photos_apart_whichever_way_round() -> None:
+    # A photo is checked by its empty squares, in any quarter turn of the board: no
+    # photo may pass for another, nor for itself turned.
+    plan = enrolment_plan(LAYOUT)
+    turns = quarter_turns(LAYOUT)
+    assert len(turns) == 4
+    empties = [frozenset(s for s, tile in p.squares.items() if tile is None) for p in plan]
+    seen = [frozenset(turn[s] for s in pair) for pair in empties for turn in turns]
+    assert len(set(seen)) == len(seen) == 20
 
 
 def test_enroll_plan_writes_the_position_files_to_photograph(tmp_path: Path, capsys) -> None:
@@ -59,7 +71,8 @@ class Table:
         self.source = SimulatedTableSource(2, realtime=False, hands=False, games=3)
         reader = TileRecognizer.load()
         self.pipeline = LivePipeline(reader, LAYOUT)
-        self.runner = PipelineRunner(self.source, self.pipeline)
+        self.statuses: list[dict] = []
+        self.runner = PipelineRunner(self.source, self.pipeline, on_status=self.statuses.append)
         self.guide = EnrollmentGuide(self.runner, reader, out)
         self.frames: Iterator = iter(self.source)
 
@@ -78,7 +91,9 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Table:
 def test_a_photo_is_taken_only_once_the_guide_is_open(table: Table) -> None:
     with pytest.raises(GuideError, match="open the guide first"):
         table.guide.take(0)
-    with pytest.raises(GuideInputError, match="there is no photo 5"):
+    with pytest.raises(
+        GuideInputError, match=r"'photo' counts from 0 \(photo 1\) to 4 \(photo 5\), not 5"
+    ):
         table.guide.show(5)
 
 
@@ -92,14 +107,30 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) ->
         guide.take(1)
     with pytest.raises(GuideError, match="take photo 1, 2, 3, 4, 5 first"):
         guide.finish()
+    assert table.statuses[-1]["message"].startswith("enrolling tiles: no play is scored")
     for photo in range(5):
         assert guide.state()["showing"] == photo  # the next photo is laid out
         table.run(3)
+        if photo < 4:  # the next photo's plan never passes for this one's layout
+            with pytest.raises(GuideError, match=f"photo {photo + 2} is not laid out"):
+                guide.take(photo + 1)
         state = guide.take(photo)
         assert state["taken"][photo]
+    # Photos taken of the wrong layouts (as if the tiles were mixed up) are not
+    # learnt: nothing is written or used, and the worst are to be taken again.
+    right = dict(guide._photos)
+    guide._photos[3], guide._photos[4] = (
+        replace(right[3], position=right[4].position),
+        replace(right[4], position=right[3].position),
+    )
+    with pytest.raises(GuideError, match=r"the set was not learnt: take photo 4, 5 again"):
+        guide.finish()
+    assert table.pipeline.recognizer.enrollment is None and not guide.out.exists()
+    assert guide.state()["taken"] == [True, True, True, False, False]
+    guide._photos.update(right)
     state = guide.finish()
     result = state["result"]
-    assert result["read_back"] == "60/60" and result["warning"] is None
+    assert result["read_back"] == "60/60"
     assert Path(result["saved"]).is_file()
     assert table.pipeline.recognizer.enrollment is not None
     assert table.pipeline.deciding and not state["active"]
@@ -125,3 +156,15 @@ def test_the_enrol_page_answers_in_json(table: Table) -> None:
     no_camera = create_app(session).test_client()
     answer = no_camera.get("/api/enrollment")
     assert answer.status_code == 409 and "needs the live camera" in answer.get_json()["error"]
+
+
+def test_the_enrol_steps_take_json_objects_only(table: Table) -> None:
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, table.runner, enrollment=table.guide).test_client()
+    for step in ("start", "finish", "close"):
+        for body in ("xx", "[1]"):
+            answer = client.post(
+                f"/api/enrollment/{step}", data=body, content_type="application/json"
+            )
+            assert answer.status_code == 400, (step, body)
+    assert not table.guide.active

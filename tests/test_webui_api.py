@@ -240,3 +240,41 @@ def test_a_game_set_aside_by_a_new_game_can_be_resumed() -> None:
     missing = client.post("/api/games/99/resume", json={})
     assert missing.status_code == 400 and "there is no game 99" in missing.get_json()["error"]
     assert session.game_id == first_id
+
+
+def test_resume_refuses_what_it_cannot_do_and_changes_nothing() -> None:
+    from setupcam.session import PendingPlay
+
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, FakeCamera(), testing=True).test_client()
+    start = {"squares": {"b2": "5h"}}
+    first = client.post("/api/games", json={"seats": {"S": "red", "W": "green"}, "start": start})
+    first_id = first.get_json()["game_id"]
+    client.post("/api/games", json={"seats": {"S": "red", "N": "blue"}, "start": start})
+    second_id = session.game_id
+    huge = client.post("/api/games/99999999999999999999999/resume", json={})
+    assert huge.status_code == 400 and "there is no game" in huge.get_json()["error"]
+    for body in ("xx", "[1]"):
+        answer = client.post(
+            f"/api/games/{first_id}/resume", data=body, content_type="application/json"
+        )
+        assert answer.status_code == 400
+    assert session.game_id == second_id
+    # A play waiting for the players is not dropped by going to another game.
+    session.propose(PendingPlay("red", session.state.position, ("not sure of b3",)))
+    waiting = client.post(f"/api/games/{first_id}/resume", json={})
+    assert (
+        waiting.status_code == 409 and "confirm or dismiss it first" in waiting.get_json()["error"]
+    )
+    assert session.game_id == second_id and session.pending is not None
+
+
+@pytest.mark.parametrize("body", [{"square": "b2"}, {"square": "b2", "tile": ""}])
+def test_a_correction_names_the_tile_or_null(body: dict) -> None:
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, FakeCamera(), testing=True).test_client()
+    client.post("/api/games", json={"seats": {"S": "red", "W": "green"}, "start": {"squares": {}}})
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "b3": "6h"}}})
+    answer = client.post("/api/correct", json=body)
+    assert answer.status_code == 400 and "null for an empty square" in answer.get_json()["error"]
+    assert session.state.position["b2"] is not None and session.store.corrections(1) == []

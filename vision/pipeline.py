@@ -481,6 +481,13 @@ class PipelineRunner:
             if advice is not None:
                 status["message"] += f"; {advice}"
                 status["advice"] = advice  # the dashboard marks the camera line for it
+        if not self.pipeline.deciding:
+            # Said on every page: a player who left the Enrol page open would otherwise
+            # wonder why no play is scored.
+            status["message"] = (
+                "enrolling tiles: no play is scored until the Enrol tiles page is closed; "
+                + status["message"]
+            )
         if self.frame_ms:
             status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
         self.on_status(status)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify
 
 from engine import (
     GameOptions,
@@ -19,9 +19,12 @@ from engine import (
 )
 from setupcam.session import GameSession, SessionError, SessionInputError, layout_json
 from webui.app import CameraControl
-from webui.request_json import request_json
+from webui.request_json import request_object
 
 api = Blueprint("api", __name__)
+
+MAX_GAME_ID = 2**63 - 1
+"""The largest game number the database can hold (SQLite's integers are 64-bit)."""
 
 MAX_CORNER_PX = 100_000
 """The largest corner coordinate taken, in pixels: far outside any camera image, yet
@@ -69,14 +72,7 @@ def _camera() -> CameraControl:
 
 
 def _body() -> dict[str, Any]:
-    data = request_json()
-    if data is None:
-        if request.content_length:
-            raise BadRequest("the request body must be JSON")
-        return {}
-    if not isinstance(data, dict):
-        raise BadRequest("the request body must be a JSON object")
-    return data
+    return request_object()
 
 
 def _position(data: Any, where: str) -> Position:
@@ -97,6 +93,9 @@ def games() -> Any:
 @api.post("/games/<int:game_id>/resume")
 def resume_game(game_id: int) -> Any:
     """Go back to an earlier game (the one in progress is set aside, resumable too)."""
+    _body()  # {} or nothing: anything else is a mistake
+    if game_id > MAX_GAME_ID:
+        raise BadRequest(f"there is no game {game_id}")
     _session().resume(game_id)
     return jsonify(game_id=game_id, state=_session().state_json())
 
@@ -159,10 +158,12 @@ def correct() -> Any:
     square = body.get("square")
     if not isinstance(square, str):
         raise BadRequest("'square' must be a square name such as b2")
-    text = body.get("tile")
-    if text is not None and not isinstance(text, str):
+    if "tile" not in body:
+        raise BadRequest("give 'tile': a tile such as 6♥ or 6H, or null for an empty square")
+    text = body["tile"]
+    if text is not None and (not isinstance(text, str) or not text):
         raise BadRequest("'tile' must be a tile such as 6♥ or 6H, or null for an empty square")
-    tile = Tile.parse(text) if text else None
+    tile = None if text is None else Tile.parse(text)
     turn = body.get("turn")
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool)):
         raise BadRequest("'turn' must be a turn number")

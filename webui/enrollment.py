@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, current_app, jsonify, render_template, request
 
 from setupcam.enrollment_guide import EnrollmentGuide, GuideError, GuideInputError
-from webui.request_json import request_json
+from webui.request_json import request_object
 
 enrollment = Blueprint("enrollment", __name__)
 
@@ -26,6 +26,13 @@ class NoGuide(Exception):
 def refused(err: Exception) -> Any:
     status = 400 if isinstance(err, GuideInputError) else 409
     return jsonify(error=str(err)), status
+
+
+@enrollment.before_request
+def bodies_are_objects() -> None:
+    """Every step's body is a JSON object, or nothing (as the rest of the API)."""
+    if request.method == "POST":
+        request_object()
 
 
 @enrollment.get("/enroll")
@@ -71,7 +78,7 @@ def _guide() -> EnrollmentGuide:
 
 
 def _photo() -> Any:
-    body = request_json()
-    if not isinstance(body, dict) or "photo" not in body:
+    body = request_object()
+    if "photo" not in body:
         raise GuideInputError('the request body must be {"photo": N}, N counted from 0')
     return body["photo"]

@@ -23,3 +23,16 @@ def request_json() -> Any:
         # swallows ValueError: '[' * 100000 (well under the body limit) exhausts the
         # stack. No real request nests anywhere near that deep.
         raise BadRequest(TOO_DEEP) from None
+
+
+def request_object() -> dict[str, Any]:
+    """The body as a JSON object, ``{}`` when there is none; a 400 for anything else
+    (a body that is not JSON, or JSON that is not an object)."""
+    data = request_json()
+    if data is None:
+        if request.content_length:
+            raise BadRequest("the request body must be JSON")
+        return {}
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return data

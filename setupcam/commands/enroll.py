@@ -101,8 +101,8 @@ def write_plan(folder: Path, layout) -> int:
     print(
         "lay out each photo's tiles (squares named as on the Calibrate page, whose S "
         "edge is south), photograph it as "
-        f"photo1.jpg ... photo{len(pairs)}.jpg, then run:\n"
-        f"  setupcam enroll --calibration calibration.json {' '.join(pairs)}"
+        f"photo1.jpg ... photo{len(pairs)}.jpg, then run (with --calibration FILE if you "
+        f"calibrated the camera):\n  setupcam enroll {' '.join(pairs)}"
     )
     return 0
 

@@ -38,19 +38,22 @@
     $("enrol-learn").disabled = taken < state.plan.length;
     $("enrol-message").textContent = `${taken} of ${state.plan.length} photos taken`;
     const result = state.result;
-    $("enrol-result").hidden = !result;
+    $("enrol-result").hidden = !result || state.active;
     if (result) {
       $("enrol-result-text").textContent =
         `Saved to ${result.saved}` + (result.previous ? ` (the one before is kept as ${result.previous})` : "") +
-        `. The photos read back ${result.read_back} squares right. ${result.six_nine}.` +
-        (result.warning ? ` Warning: ${result.warning}.` : "");
+        `. Read with your set, the five photos show ${result.read_back} squares as planned.` +
+        " The camera now reads the table with it.";
     }
   }
 
   async function call(step, body) {
     try {
       render(await setupcam.api("POST", `/api/enrollment/${step}`, body || {}));
-    } catch (e) { /* the banner says why */ }
+    } catch (e) {
+      // The banner says why; the page shows the guide as it now is.
+      render(await setupcam.api("GET", "/api/enrollment"));
+    }
   }
 
   $("enrol-start").addEventListener("click", () => call("start"));
