@@ -332,11 +332,15 @@ ENROLMENT_PHOTOS = 5
 """Photos a user takes to enrol a tile set (all 50 tiles, 10 at a time)."""
 
 
-def enrolled_for(recognizer: TileRecognizer, stream: GameStream, players: str) -> TileRecognizer:
+def enrolled_for(
+    recognizer: TileRecognizer, stream: GameStream, players: str, plan: bool = True
+) -> TileRecognizer:
     """``recognizer`` enrolled on the tile set of ``stream``'s table, as a user does it:
-    ENROLMENT_PHOTOS photos of known positions on that table with the game's camera,
-    the board in each found and oriented by the seats' colours (``calibrate board``),
-    then ``enroll``. A photo whose board is not found is left out, as a user retakes it.
+    ENROLMENT_PHOTOS photos on that table with the game's camera, laid out as the Enrol
+    tiles page asks (:mod:`vision.enrollment_plan`; with ``plan=False`` the 50 tiles in
+    random order, as until session 38), the board in each found and oriented by the
+    seats' colours, then enrolled. A photo whose board is not found is left out, as a
+    user retakes it.
     """
     from dataclasses import replace
 
@@ -345,6 +349,7 @@ def enrolled_for(recognizer: TileRecognizer, stream: GameStream, players: str) -
     from calibration.orientation import BoardLook
     from engine import Seats
     from vision.enrollment import EnrollmentSample, build_enrollment
+    from vision.enrollment_plan import enrolment_plan
     from vision.synth.scene import render_frame
     from vision.training_data import enrolment_positions
 
@@ -352,7 +357,11 @@ def enrolled_for(recognizer: TileRecognizer, stream: GameStream, players: str) -
     look = BoardLook.from_seats(Seats.parse(players).by_edge)
     rng = np.random.default_rng([stream.seed, 88])
     samples = []
-    for position in enrolment_positions(rng, ENROLMENT_PHOTOS, layout):
+    # Drawn either way, so that every later draw (each photo's noise) is the same.
+    positions = enrolment_positions(rng, ENROLMENT_PHOTOS, layout)
+    if plan:
+        positions = list(enrolment_plan(layout))
+    for position in positions:
         scene = replace(stream.base, position=position, stacks={}, hand=None)
         image = render_frame(scene, rng).image
         try:

@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--enroll",
         action="store_true",
-        help="enrol each game's tile set first, from 5 photos of its table, as a user does",
+        help="enrol each game's tile set first, from 5 photos of its table laid out as the "
+        "Enrol tiles page asks, as a user does",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
