@@ -93,11 +93,13 @@ class EnrollmentGuide:
             }
 
     def start(self) -> dict[str, Any]:
-        """Open the guide: the game waits, and the first photo's tiles are shown."""
+        """Open the guide: the game waits, and the first photo not taken is shown."""
         with self._lock:
             self.active = True
             self.runner.pipeline.deciding = False
-        return self.show(self.showing)
+            untaken = [i for i in range(len(self.plan)) if i not in self._photos]
+            first = untaken[0] if untaken and self.showing in self._photos else self.showing
+        return self.show(first)
 
     def show(self, index: int) -> dict[str, Any]:
         """Photo ``index`` is the one being laid out (a simulated table lays it out)."""
@@ -163,13 +165,37 @@ class EnrollmentGuide:
                 return turn, turned
             first_wrong = wrong if first_wrong is None else first_wrong
         assert first_wrong is not None
+        shown = [
+            j + 1
+            for j, other in enumerate(self.plan)
+            if j != index and self._fits(image, corners, other, turns)
+        ]
         said = [
             f"{self.layout.squares[i]} "
             + ("holds a tile: leave it empty" if labels[i] == EMPTY else "looks empty")
             for i in first_wrong
         ]
+        if len(shown) == 1:
+            # Which photo lies there says it all; the squares would be named as the
+            # camera sees the board, which may not be the way round the user does.
+            raise GuideError(
+                f"photo {index + 1} is not laid out as planned: the table shows photo "
+                f"{shown[0]}'s layout (lay out photo {index + 1}'s tiles, or take photo "
+                f"{shown[0]})"
+            )
         turned = "" if self._turn is None else " (seen the way round the other photos lie)"
         raise GuideError(f"photo {index + 1} is not laid out as planned{turned}: {'; '.join(said)}")
+
+    def _fits(self, image: np.ndarray, corners: np.ndarray, position: Position, turns: Any) -> bool:
+        """Whether ``position`` lies on the board in one of ``turns``, as far as tiles
+        and empty squares tell."""
+        labels = position_labels(position, self.layout)
+        for turn in turns:
+            turned = np.roll(np.asarray(corners, np.float64), -turn, axis=0)
+            probabilities = self.reader.probabilities(self.reader.crops(image, turned, self.layout))
+            if not contradicted_squares(probabilities, labels).any():
+                return True
+        return False
 
     def finish(self) -> dict[str, Any]:
         """Learn the set from the photos, write it, and read the table with it."""
@@ -182,6 +208,8 @@ class EnrollmentGuide:
 
     def _learn(self) -> dict[str, Any]:
         with self._lock:
+            if not self.active:
+                raise GuideError("open the guide first (Start): then take the five photos")
             missing = [i + 1 for i in range(len(self.plan)) if i not in self._photos]
             if missing:
                 raise GuideError(f"take photo {', '.join(map(str, missing))} first")

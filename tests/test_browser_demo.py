@@ -90,6 +90,14 @@ def test_enrol_page_on_the_demo_learns_the_simulated_set(tmp_path: Path) -> None
         page.goto(demo.url + "/enroll")
         page.click("#enrol-start")
         page.wait_for_selector("#enrol-steps:not([hidden])")
+        # Leaving the page gives the table back to the game.
+        page.goto(demo.url + "/")
+        page.wait_for_function(
+            "fetch('/api/enrollment').then(r => r.json()).then(s => !s.active)", timeout=10_000
+        )
+        page.goto(demo.url + "/enroll")
+        page.click("#enrol-start")
+        page.wait_for_selector("#enrol-steps:not([hidden])")
         assert page.locator("#enrol-board [data-tile]").count() == 10
         for photo in range(1, 6):
             # A new layout moves under the camera for a moment: a user tries again.

@@ -485,8 +485,8 @@ class PipelineRunner:
             # Said on every page: a player who left the Enrol page open would otherwise
             # wonder why no play is scored.
             status["message"] = (
-                "enrolling tiles: no play is scored until the Enrol tiles page is closed; "
-                + status["message"]
+                "enrolling tiles: no play is scored until Back to the game is pressed on "
+                "the Enrol tiles page; " + status["message"]
             )
         if self.frame_ms:
             status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)

@@ -31,7 +31,7 @@ def request_object() -> dict[str, Any]:
     data = request_json()
     if data is None:
         if request.content_length:
-            raise BadRequest("the request body must be JSON")
+            raise BadRequest("the request body must be a JSON object")
         return {}
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")

@@ -51,5 +51,12 @@ const setupcam = (() => {
   };
   const playerColour = (name) => PLAYER_COLOURS[name] || "#555";
 
-  return { api, showError, hideError, showCamera, SUIT_COLOURS, playerColour };
+  // Reading without touching the error banner: a page that refreshes itself must not
+  // hide the reason the user's last action was refused.
+  async function peek(path) {
+    const response = await fetch(path);
+    return response.ok ? response.json() : null;
+  }
+
+  return { api, peek, token, showError, hideError, showCamera, SUIT_COLOURS, playerColour };
 })();

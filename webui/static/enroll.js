@@ -13,6 +13,7 @@
     const taken = state.taken.filter(Boolean).length;
     $("enrol-status").textContent =
       (state.enrolled ? "The table is read with an enrolled set. " : "No tile set enrolled yet. ") +
+      (!state.active && taken ? `${taken} of ${state.plan.length} photos taken are kept: press Start to go on. ` : "") +
       (state.simulated ? "This is the demo's simulated table: its players lay each photo out for you." : "");
     $("enrol-start").hidden = state.active;
     $("enrol-close").hidden = !state.active;
@@ -42,8 +43,9 @@
     if (result) {
       $("enrol-result-text").textContent =
         `Saved to ${result.saved}` + (result.previous ? ` (the one before is kept as ${result.previous})` : "") +
-        `. Read with your set, the five photos show ${result.read_back} squares as planned.` +
-        " The camera now reads the table with it.";
+        `. Read with your set, the five photos show ${result.read_back} squares as planned` +
+        (result.misread.length ? ` (not: ${result.misread.join(", ")})` : "") +
+        ". The camera now reads the table with it.";
     }
   }
 
@@ -52,8 +54,15 @@
       render(await setupcam.api("POST", `/api/enrollment/${step}`, body || {}));
     } catch (e) {
       // The banner says why; the page shows the guide as it now is.
-      render(await setupcam.api("GET", "/api/enrollment"));
+      await refresh();
     }
+  }
+
+  async function refresh() {
+    const state = await setupcam.peek("/api/enrollment");
+    if (state) render(state);
+    const game = await setupcam.peek("/api/state");
+    if (game) setupcam.showCamera(game.camera);
   }
 
   $("enrol-start").addEventListener("click", () => call("start"));
@@ -68,8 +77,15 @@
     await call("finish");
   });
 
-  (async () => {
-    setupcam.showCamera((await setupcam.api("GET", "/api/state")).camera);
-    render(await setupcam.api("GET", "/api/enrollment"));
-  })();
+  // Leaving the page ends the photos' turn at the table (those taken are kept): a game
+  // must not wait unscored behind a page nobody looks at.
+  window.addEventListener("pagehide", () => {
+    if (!guide || !guide.active) return;
+    const token = setupcam.token();
+    navigator.sendBeacon("/api/enrollment/close" + (token ? `?token=${encodeURIComponent(token)}` : ""));
+  });
+
+  refresh();
+  // Another device may take a step, and the camera line changes: keep both current.
+  setInterval(refresh, 2000);
 })();
