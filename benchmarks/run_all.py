@@ -46,6 +46,12 @@ BENCHMARKS = [
         ["--sets", "4", "--tests", "5"],
     ),
     (
+        "Enrol tiles plan: 60 held-out tile sets enrolled from photos laid out as it asks",
+        "benchmarks.bench_enrolment",
+        ["--plan"],
+        ["--sets", "4", "--tests", "5", "--plan"],
+    ),
+    (
         "Live pipeline",
         "benchmarks.bench_pipeline",
         ["--plots", str(DOCS)],
