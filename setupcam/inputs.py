@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +60,22 @@ def read_image(path: str | Path) -> Any:
     return image
 
 
-def check_image_out(path: Path, flag: str) -> None:
-    """A one-line :class:`UsageError` unless an image can be written at ``path``:
-    said before the work, not after it."""
+def check_out(
+    path: str | Path, suffixes: Iterable[str], flag: str = "", kind: str = "an output"
+) -> Path:
+    """``path`` as a Path, or a one-line :class:`UsageError` unless a file ending in one
+    of ``suffixes`` can be written there: said before the work, not after it.
+    ``flag`` (``"--debug"``) names the option in the message, ``kind`` the file."""
+    path = Path(path)
+    named = f"{flag} {path}" if flag else str(path)
     if path.is_dir():
-        raise UsageError(f"{flag} {path}: is a folder, not a file")
-    if path.suffix.lower() not in IMAGE_SUFFIXES:
-        raise UsageError(f"{flag} {path}: name an image file ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        raise UsageError(f"{named}: is a folder, not a file")
+    allowed = sorted(suffixes)
+    if path.suffix.lower() not in allowed:
+        raise UsageError(f"{named}: name {kind} file ({', '.join(allowed)})")
     if not path.parent.is_dir():
-        raise UsageError(f"{flag} {path}: no such folder {path.parent}")
+        raise UsageError(f"{named}: no such folder {path.parent}")
+    return path
 
 
 def read_layout(name_or_path: str | None) -> Layout:

@@ -11,11 +11,10 @@ setupcam calibrate board frame.jpg [--calibration camera.json]
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from setupcam.cli import UsageError
-from setupcam.inputs import read_image
+from setupcam.inputs import check_out, read_image
 
 
 def register(subparsers: Any) -> None:
@@ -63,21 +62,10 @@ def register(subparsers: Any) -> None:
     board.set_defaults(handler=_board)
 
 
-def _check_out(path: str, suffixes: tuple[str, ...]) -> Path:
-    out = Path(path)
-    if out.suffix.lower() not in suffixes:
-        raise UsageError(f"{path}: output must end in {' or '.join(suffixes)}")
-    if out.parent and not out.parent.exists():
-        raise UsageError(f"{path}: folder {out.parent} does not exist")
-    if out.is_dir():
-        raise UsageError(f"{path}: is a folder, not a file")
-    return out
-
-
 def _target(args: argparse.Namespace) -> int:
     from calibration.lens import MARKER_MM, SQUARE_MM, SQUARES_X, SQUARES_Y, write_charuco_target
 
-    out = _check_out(args.out, (".png", ".pdf"))
+    out = check_out(args.out, (".png", ".pdf"))
     write_charuco_target(out)
     print(
         f"wrote {out}: ChArUco {SQUARES_X}x{SQUARES_Y}, {SQUARE_MM:g} mm squares, "
@@ -89,7 +77,7 @@ def _target(args: argparse.Namespace) -> int:
 def _markers(args: argparse.Namespace) -> int:
     from calibration.markers import MARGIN_MM, MARKER_MM, write_marker_sheet
 
-    out = _check_out(args.out, (".png", ".pdf"))
+    out = check_out(args.out, (".png", ".pdf"))
     write_marker_sheet(out)
     print(
         f"wrote {out}: four corner markers ({MARKER_MM:g} mm, {MARGIN_MM:g} mm white margin), "
@@ -102,7 +90,7 @@ def _lens(args: argparse.Namespace) -> int:
     from calibration.camera_file import save_calibration
     from calibration.lens import MIN_VIEWS, calibrate_lens
 
-    out = _check_out(args.out, (".json",))
+    out = check_out(args.out, (".json",))
     if len(args.images) < MIN_VIEWS:
         raise UsageError(
             f"{len(args.images)} photo(s) given: the lens needs the target seen in at least "
@@ -161,8 +149,8 @@ def _board(args: argparse.Namespace) -> int:
     from engine.layout import Layout
     from setupcam.commands.recognize import board_look, parse_seats
 
-    out = _check_out(args.out, (".json",))
-    debug = _check_out(args.debug, (".png", ".jpg")) if args.debug else None
+    out = check_out(args.out, (".json",))
+    debug = check_out(args.debug, (".png", ".jpg")) if args.debug else None
     image = read_image(args.image)
     layout = Layout.load(args.layout)
     height, width = image.shape[:2]

@@ -244,14 +244,14 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from setupcam.cli import UsageError
-    from setupcam.inputs import check_image_out, print_json, read_image, read_layout
+    from setupcam.inputs import IMAGE_SUFFIXES, check_out, print_json, read_image, read_layout
 
     layout = read_layout(args.layout)
     if args.calibration is not None and not args.calibration.is_file():
         raise UsageError(f"{args.calibration}: no such calibration file")
     seats = parse_seats(args.seats)
     if args.debug is not None:
-        check_image_out(args.debug, "--debug")
+        check_out(args.debug, IMAGE_SUFFIXES, "--debug", "an image")
     image = read_image(args.image)
     recognizer = load_recognizer(args.model, args.enrollment)
     out, image, found = recognize_image(image, recognizer, layout, args.calibration, seats)
