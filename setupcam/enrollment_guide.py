@@ -16,7 +16,6 @@ each photo's tiles out.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -154,26 +153,25 @@ class EnrollmentGuide:
         side of the table, and the camera may take another edge for south. The plan's
         empty squares fit one photo in one turn only (:mod:`vision.enrollment_plan`);
         once a photo is taken, the others must lie the same way round."""
-        labels = position_labels(position, self.layout)
         turns = range(4) if self._turn is None else [self._turn]
-        first_wrong: np.ndarray | None = None
+        # The board read once in each turn; every photo of the plan is checked against it.
+        seen = []
         for turn in turns:
             turned = np.roll(np.asarray(corners, np.float64), -turn, axis=0)
-            crops = self.reader.crops(image, turned, self.layout)
-            wrong = np.flatnonzero(contradicted_squares(self.reader.probabilities(crops), labels))
-            if not len(wrong):
+            probabilities = self.reader.probabilities(self.reader.crops(image, turned, self.layout))
+            seen.append((turn, turned, probabilities))
+
+        def wrong_squares(photo: Position, probabilities: np.ndarray) -> np.ndarray:
+            labels = position_labels(photo, self.layout)
+            return np.flatnonzero(contradicted_squares(probabilities, labels))
+
+        for turn, turned, probabilities in seen:
+            if not len(wrong_squares(position, probabilities)):
                 return turn, turned
-            first_wrong = wrong if first_wrong is None else first_wrong
-        assert first_wrong is not None
         shown = [
             j + 1
             for j, other in enumerate(self.plan)
-            if j != index and self._fits(image, corners, other, turns)
-        ]
-        said = [
-            f"{self.layout.squares[i]} "
-            + ("holds a tile: leave it empty" if labels[i] == EMPTY else "looks empty")
-            for i in first_wrong
+            if j != index and any(not len(wrong_squares(other, p)) for _, _, p in seen)
         ]
         if len(shown) == 1:
             # Which photo lies there says it all; the squares would be named as the
@@ -183,19 +181,14 @@ class EnrollmentGuide:
                 f"{shown[0]}'s layout (lay out photo {index + 1}'s tiles, or take photo "
                 f"{shown[0]})"
             )
+        empty = position_labels(position, self.layout) == EMPTY
+        said = [
+            f"{self.layout.squares[i]} "
+            + ("holds a tile: leave it empty" if empty[i] else "looks empty")
+            for i in wrong_squares(position, seen[0][2])
+        ]
         turned = "" if self._turn is None else " (seen the way round the other photos lie)"
         raise GuideError(f"photo {index + 1} is not laid out as planned{turned}: {'; '.join(said)}")
-
-    def _fits(self, image: np.ndarray, corners: np.ndarray, position: Position, turns: Any) -> bool:
-        """Whether ``position`` lies on the board in one of ``turns``, as far as tiles
-        and empty squares tell."""
-        labels = position_labels(position, self.layout)
-        for turn in turns:
-            turned = np.roll(np.asarray(corners, np.float64), -turn, axis=0)
-            probabilities = self.reader.probabilities(self.reader.crops(image, turned, self.layout))
-            if not contradicted_squares(probabilities, labels).any():
-                return True
-        return False
 
     def finish(self) -> dict[str, Any]:
         """Learn the set from the photos, write it, and read the table with it."""
@@ -219,11 +212,14 @@ class EnrollmentGuide:
         except ValueError as err:
             raise GuideError(f"cannot enrol: {err}") from None
         enrolled = self.reader.with_enrollment(enrollment)
-        right, total, misread = read_back(enrolled, samples, self.layout)
+        per_photo = [read_back(enrolled, [sample], self.layout) for sample in samples]
+        right = sum(r for r, _, _ in per_photo)
+        total = sum(t for _, t, _ in per_photo)
+        misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
         if right < READ_BACK_WARNING * total:
             # A set learnt from photos that do not show their plan would misread the
             # game: nothing is written or used, and the photos read worst are retaken.
-            worst = self._forget_misread_photos(misread)
+            worst = self._forget_worst_photos([t - r for r, t, _ in per_photo])
             raise GuideError(
                 f"only {right} of {total} squares of the photos read back as planned, so "
                 f"the set was not learnt: take photo {', '.join(map(str, worst))} again, "
@@ -250,12 +246,12 @@ class EnrollmentGuide:
         self.close()
         return self.state()
 
-    def _forget_misread_photos(self, misread: list[str]) -> list[int]:
-        """Forget the photos with the most misread squares (each "photo N:square"):
-        their numbers, from 1, for the user to take again."""
-        counts = Counter(int(m.split(":")[0].removeprefix("photo ")) for m in misread)
-        most = max(counts.values())
-        worst = sorted(n for n, c in counts.items() if c >= most / 2)
+    def _forget_worst_photos(self, misread: list[int]) -> list[int]:
+        """Forget the photos with the most squares misread (``misread``, per photo in
+        plan order) and those with half as many: their numbers, from 1, for the user to
+        take again."""
+        most = max(misread)
+        worst = [number for number, n in enumerate(misread, 1) if n and n >= most / 2]
         with self._lock:
             for number in worst:
                 self._photos.pop(number - 1, None)

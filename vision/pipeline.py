@@ -95,7 +95,7 @@ class LivePipeline:
         if calibration is not None and calibration.board_corners is not None:
             initial = manual_board(calibration.board_corners)
         self.board = BoardTracker(self.layout, look=look, initial=initial)
-        self._frame_size: tuple[int, int] | None = None
+        self._registration_fitted = False  # to the first frame's size
         self.motion = MotionDetector()
         self.stability = StabilityTracker(settle_s)
         self.unread = UnreadTiles()
@@ -173,9 +173,9 @@ class LivePipeline:
             timings[stage] = (t - clock) * 1000
             clock = t
 
-        if self._frame_size is None:
-            self._frame_size = (image.shape[1], image.shape[0])
-            self._fit_registration(*self._frame_size)
+        if not self._registration_fitted:
+            self._registration_fitted = True
+            self._fit_registration(image.shape[1], image.shape[0])
         if self.calibration is not None and self.calibration.has_lens:
             image = undistort(image, self.calibration)
             lap("undistort")
