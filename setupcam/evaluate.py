@@ -349,7 +349,6 @@ def enrolled_for(
     from calibration.orientation import BoardLook
     from engine import Seats
     from vision.enrollment import EnrollmentSample, build_enrollment
-    from vision.enrollment_plan import enrolment_plan
     from vision.synth.scene import render_frame
     from vision.training_data import enrolment_positions
 
@@ -357,11 +356,7 @@ def enrolled_for(
     look = BoardLook.from_seats(Seats.parse(players).by_edge)
     rng = np.random.default_rng([stream.seed, 88])
     samples = []
-    # Drawn either way, so that every later draw (each photo's noise) is the same.
-    positions = enrolment_positions(rng, ENROLMENT_PHOTOS, layout)
-    if plan:
-        positions = list(enrolment_plan(layout))
-    for position in positions:
+    for position in enrolment_positions(rng, ENROLMENT_PHOTOS, layout, plan):
         scene = replace(stream.base, position=position, stacks={}, hand=None)
         image = render_frame(scene, rng).image
         try:

@@ -392,8 +392,12 @@ class TileSetFrames:
     test_motion_blur: tuple[int, ...] = ()
 
 
-def enrolment_positions(rng: np.random.Generator, photos: int, layout: Layout) -> list:
-    """``photos`` positions that together show all 50 tiles once (the rest empty)."""
+def enrolment_positions(
+    rng: np.random.Generator, photos: int, layout: Layout, plan: bool = False
+) -> list:
+    """``photos`` positions that together show all 50 tiles once (the rest empty): in
+    random order, or with ``plan`` the Enrol tiles page's (:mod:`vision.enrollment_plan`).
+    The random order is drawn either way, so that ``rng``'s later draws are the same."""
     from engine import ALL_TILES, Position
 
     order = [ALL_TILES[i] for i in rng.permutation(len(ALL_TILES))]
@@ -406,7 +410,7 @@ def enrolment_positions(rng: np.random.Generator, photos: int, layout: Layout) -
         mapping = dict.fromkeys(squares)
         mapping.update(zip(chosen, chunk, strict=True))
         positions.append(Position(mapping, layout))
-    return positions
+    return list(enrolment_plan(layout)) if plan else positions
 
 
 def tile_set_frames(
@@ -440,10 +444,7 @@ def tile_set_frames(
         frame = render_frame(view, rng)
         return (frame, frame.truth.board_corners_distorted), view.photo.motion_blur_px
 
-    positions = enrolment_positions(rng, photos, layout)  # drawn either way: same tests
-    if plan:
-        positions = list(enrolment_plan(layout))
-    enrol = [shot(p, {}, None)[0] for p in positions]
+    enrol = [shot(p, {}, None)[0] for p in enrolment_positions(rng, photos, layout, plan)]
     test, blur = [], []
     for _ in range(tests):
         position, stacks = random_position(rng, layout)
