@@ -76,7 +76,50 @@ def random_game(
     table = TableTiles(bag, common_hand, hands)
 
     record = GameRecord(GameSetup(seats, teams, options or GameOptions(), start))
-    state = GameState.start(record.setup)
+    return _play(rng, record, table, strategy, attempts, max_turns)
+
+
+def play_on(
+    rng: random.Random,
+    record: GameRecord,
+    *,
+    strategy: Strategy = "greedy",
+    max_turns: int = 400,
+    attempts: int = 60,
+) -> GameRecord:
+    """Go on with a game played elsewhere, ``max_turns`` more turns at most.
+
+    The players' hands were never recorded, so the tiles neither on the board nor
+    buried under it are shuffled and dealt again.
+
+    >>> import random
+    >>> from engine.seats import Seats
+    >>> begun = random_game(random.Random(7), Seats.parse("S=red,N=green"), max_turns=4)
+    >>> ended = play_on(random.Random(8), begun)
+    >>> ended.turns[:4] == begun.turns, ended.replay().finished
+    (True, True)
+    """
+    state = record.replay()
+    seen = set(state.position.tiles()) | state.buried
+    bag = [t for t in ALL_TILES if t not in seen]
+    rng.shuffle(bag)
+    common_hand = [bag.pop() for _ in range(min(HAND_SIZE, len(bag)))]
+    players = state.setup.seats.players
+    hands = {p: [bag.pop() for _ in range(min(HAND_SIZE, len(bag)))] for p in players}
+    table = TableTiles(bag, common_hand, hands)
+    return _play(rng, record, table, strategy, attempts, len(record.turns) + max_turns)
+
+
+def _play(
+    rng: random.Random,
+    record: GameRecord,
+    table: TableTiles,
+    strategy: Strategy,
+    attempts: int,
+    max_turns: int,
+) -> GameRecord:
+    """The game's turns until it ends or has ``max_turns`` turns."""
+    state = record.replay()
     while not state.finished and len(record.turns) < max_turns:
         player = state.next_player
         assert player is not None

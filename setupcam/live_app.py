@@ -17,11 +17,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from engine import GameSetup, Layout, Position, Seats
+from engine import GameRecord, GameSetup, Layout, Position, Seats
 from setupcam.cli import UsageError
 from setupcam.enrollment_guide import EnrollmentGuide
 from setupcam.session import GameSession, PendingPlay, SessionError
@@ -60,6 +61,7 @@ class SessionLink:
                 state.setup.seats,
                 player,
                 state.setup.options.max_tiles,
+                game=self.session.game_id,
             )
 
     def on_decision(self, decision: Decision) -> None:
@@ -88,11 +90,19 @@ class SessionLink:
                 pass  # the game moved on between the view and the decision
 
 
+class GameTable(Protocol):
+    """A table that can play on with any game (the simulated table)."""
+
+    def play_on(self, record: GameRecord) -> None: ...
+
+
 class SimulatedPlayers:
     """The demo's players: they register the board once per table (the Calibrate
     page), start each simulated game (fixing any start square the camera misread, as
     a person checks the diagram before pressing Start), press Swap when they swap,
-    and answer the app's questions about unsure plays truthfully.
+    and answer the app's questions about unsure plays truthfully. A game resumed or
+    started on the dashboard is the one they play on, from its board, when
+    ``table`` (the simulated table) can lay it out.
 
     Like people, they answer about the turn in question: asked about the player
     still placing tiles, they let the turn finish and answer with the board as that
@@ -103,10 +113,15 @@ class SimulatedPlayers:
 
     ANSWER_AFTER_S = 1.0
 
-    def __init__(self, session: GameSession, pipeline: LivePipeline) -> None:
+    def __init__(
+        self, session: GameSession, pipeline: LivePipeline, table: GameTable | None = None
+    ) -> None:
         self.session = session
         self.pipeline = pipeline
+        self.table = table
         self.seats: Seats | None = None
+        self._game_id: int | None = None
+        """The session's game the table is playing."""
         self.start_squares_fixed = 0
         """Start squares the camera misread and the players corrected (all games)."""
         self._waiting_for_start = False
@@ -147,7 +162,22 @@ class SimulatedPlayers:
         view = self.pipeline.stability.current_view
         if self._waiting_for_start and self.seats is not None and view is not None:
             self._start_game(start_position(view, self.pipeline.layout))
+        self._follow_the_dashboard()
         self._answer_questions(frame)
+
+    def _follow_the_dashboard(self) -> None:
+        """A game resumed or started on the dashboard: play on with it."""
+        record = self.session.record
+        game_id = self.session.game_id
+        if self.table is None or self._waiting_for_start or record is None:
+            return
+        if game_id == self._game_id:
+            return
+        self._game_id = game_id
+        if self._game_id is not None:
+            self.seats = record.setup.seats
+            self._player_placing = self._board_before_turn = None
+            self.table.play_on(record)
 
     def _start_game(self, reading: Position) -> None:
         assert self.seats is not None
@@ -159,6 +189,7 @@ class SimulatedPlayers:
             )
             self.session.correct_start(truth)
         self._waiting_for_start = False
+        self._game_id = self.session.game_id
 
     def finish(self) -> None:
         """The recording ended: answer a question still open, as the table would."""
@@ -259,7 +290,8 @@ def build_live_app(
         settle_s=settle_s,
         link=SessionLink(session),
     )
-    players = SimulatedPlayers(session, pipeline) if simulated_players else None
+    table = source if hasattr(source, "play_on") else None
+    players = SimulatedPlayers(session, pipeline, table) if simulated_players else None
     runner = PipelineRunner(
         source,
         pipeline,

@@ -335,3 +335,29 @@ def test_accounting_matches_the_simulated_bag() -> None:
 
 def test_empty_position_default() -> None:
     assert Position.empty().tiles() == {}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_game_played_on_from_its_record_keeps_it_and_plays_legally(seed: int) -> None:
+    from engine.simulate import play_on
+
+    seats = Seats.parse("S=red,W=green,N=yellow")
+    begun = random_game(random.Random(seed), seats, max_turns=2 + seed * 3)
+    ended = play_on(random.Random(100 + seed), begun)
+    assert ended.turns[: len(begun.turns)] == begun.turns
+    state = ended.replay()
+    assert state.finished
+    assert all(o.counted for o in state.outcomes)
+    # The same player order goes on: no one is skipped by the hand-over.
+    order = seats.players
+    assert [t.player for t in ended.turns] == [
+        order[i % len(order)] for i in range(len(ended.turns))
+    ]
+
+
+def test_playing_on_stops_after_the_turns_asked_for() -> None:
+    from engine.simulate import play_on
+
+    begun = random_game(random.Random(1), Seats.parse("S=red,N=green"), max_turns=3)
+    assert len(play_on(random.Random(2), begun, max_turns=4).turns) == 7
+    assert play_on(random.Random(2), begun, max_turns=0) == begun

@@ -86,6 +86,7 @@ def table_with_truth_reader(  # type: ignore[no-untyped-def]
     reader: TruthReader,
     players: str = "S=red,W=green,N=yellow,E=purple",
     on_status=None,
+    follow_the_dashboard: bool = False,
 ):
     """A simulated game read by ``reader``, the board registered once from its true
     corners (as `calibrate board` would): the source's frames (the first already
@@ -101,7 +102,7 @@ def table_with_truth_reader(  # type: ignore[no-untyped-def]
         board_corners=first.truth.board_corners_distorted,
     )
     pipeline = LivePipeline(reader, calibration=calibration, link=SessionLink(session))  # type: ignore[arg-type]
-    table = SimulatedPlayers(session, pipeline)
+    table = SimulatedPlayers(session, pipeline, source if follow_the_dashboard else None)
     runner = PipelineRunner(source, pipeline, on_status=on_status, on_frame=table.on_frame)
     return source, itertools.chain([first], frames), session, pipeline, runner
 
@@ -136,6 +137,49 @@ def test_every_turn_scored_right_without_asking(seed: int) -> None:
         ).fetchall()
     )
     assert "confirmed" not in sources.values()  # nothing had to be asked
+
+
+def test_games_started_and_resumed_on_the_dashboard_are_played_on_and_scored() -> None:
+    # The demo's table plays on with whichever game the dashboard holds. The board in
+    # view when the game changes belongs to the game before: reading it as a play of
+    # the resumed game recorded illegal turns (and the simulated players confirmed them).
+    from engine import GameSetup, Seats
+
+    reader = TruthReader(13)
+    _, frames, session, _, runner = table_with_truth_reader(
+        13, 60, reader, follow_the_dashboard=True
+    )
+
+    def play_until(turns: int) -> None:
+        for frame in frames:
+            reader.truth = frame.truth
+            runner.step(frame)
+            if session.record is not None and len(session.record.turns) >= turns:
+                return
+        raise AssertionError("the table stopped before the turns were played")
+
+    play_until(3)
+    first = session.game_id
+    first_turns = session.record.turns  # type: ignore[union-attr]
+    assert session.state is not None
+    session.new_game(GameSetup(Seats.parse("S=red,N=yellow"), start=session.state.position))
+    second = session.game_id
+    play_until(3)
+    assert first is not None and second is not None
+    session.resume(first)
+    play_until(len(first_turns) + 3)
+
+    for game in (first, second):
+        state = session.store.load_record(game).replay()
+        assert all(o.counted for o in state.outcomes), [o.result for o in state.outcomes]
+    assert session.store.load_record(second).setup.seats.players == ("red", "yellow")
+    assert [t.player for t in session.store.load_record(second).turns][:3] == [
+        "red",
+        "yellow",
+        "red",
+    ]
+    assert session.record is not None and session.record.turns[:3] == first_turns
+    assert session.pending is None
 
 
 class ReaderThroughCorners(TruthReader):

@@ -65,6 +65,9 @@ class GameContext:
     untouched: frozenset[str] = frozenset()
     """Squares nothing disturbed since the last steady view: a new tile there is
     next to impossible (the camera saw no hand put one down)."""
+    game: int | None = None
+    """Which game this is: another game (resumed or started on the dashboard) is not
+    a move in this one."""
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,13 @@ frame at the camera's pace, one game after another (``setupcam demo``)."""
 from __future__ import annotations
 
 import itertools
+import random
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
 
-from engine import Position, Seats
+from engine import GameRecord, GameSetup, Position, Seats, Turn
+from engine.simulate import play_on
 from vision.sources import FrameSource, SourceFrame
 from vision.synth.scene import Frame, render_frame
 from vision.synth.sequence import Event, GameStream
@@ -61,6 +63,9 @@ class SimulatedTableSource(FrameSource):
         self._laid_out: Position | None = None
         self._still: tuple[Position, Frame] | None = None
         self._style: Style | None = None
+        self._play_on: GameRecord | None = None
+        self._clock = 0.0
+        self._started = 0.0
 
     def lay_out(self, position: Position | None) -> None:
         """Show ``position`` on the table, still and with no hand over it, until called
@@ -72,15 +77,21 @@ class SimulatedTableSource(FrameSource):
             # this one, every later game is played with it too.
             self._style = self.stream.base.style
 
+    def play_on(self, record: GameRecord) -> None:
+        """From the next frame, go on with the game ``record`` instead (a game resumed
+        or started on the dashboard): its board is laid out, and its players play on
+        from it, seen through the same camera in the same art."""
+        self._play_on = record
+
     def close(self) -> None:
         self._closed = True
 
     def __iter__(self) -> Iterator[SourceFrame]:
-        clock = 0.0
-        started = time.monotonic()
+        self._clock = 0.0
+        self._started = time.monotonic()
         game = 0
         while (self.games is None or game < self.games) and not self._closed:
-            self.stream = GameStream.random(
+            stream: GameStream | None = GameStream.random(
                 self.seed + game,
                 players=self.players,
                 hands=self.hands,
@@ -89,39 +100,75 @@ class SimulatedTableSource(FrameSource):
                 resolution=self.resolution,
                 max_turns=self.max_turns,
             )
+            assert stream is not None
             if self._style is not None:
-                self.stream.base = replace(self.stream.base, style=self._style)
+                stream.base = replace(stream.base, style=self._style)
             if self.on_game is not None:
-                self.on_game(self.stream)  # before its first frame (e.g. enrol its tiles)
+                self.on_game(stream)  # before its first frame (e.g. enrol its tiles)
             self.status = {"state": "ok", "message": f"simulated table: game {game + 1}"}
-            start_event = Event("game_start", 0, "", clock, action=self.players)
-            frames = iter(self.stream)
-            first = next(frames, None)
-            if first is None:
-                return
-            lead_in = [(first[0], [start_event])]
-            lead_in += [(first[0], [])] * int(LEAD_IN_S * self.fps)
-            lead_in += [(first[0], first[1])]
-            # After the last turn the board stays on the table for a moment, as it would.
-            lead_out = _repeat_last(frames, int(LEAD_OUT_S * self.fps))
-            for frame, events in itertools.chain(lead_in, lead_out):
-                while self._laid_out is not None and not self._closed:
-                    still = self._still_frame(self._laid_out)
-                    self._keep_pace(started, clock)
-                    yield SourceFrame(still.image, clock, truth=still.truth)
-                    clock += 1.0 / self.fps
-                if self._closed:
-                    return
-                self._keep_pace(started, clock)
-                yield SourceFrame(frame.image, clock, truth=frame.truth, events=list(events))
-                clock += 1.0 / self.fps
+            opening = [Event("game_start", 0, "", self._clock, action=self.players)]
+            while stream is not None and not self._closed:
+                stream = yield from self._frames_of(stream, opening)
+                opening = []
             game += 1
-        self.status = {"state": "ended", "message": "simulated table: all games played"}
+        if not self._closed:
+            self.status = {"state": "ended", "message": "simulated table: all games played"}
 
-    def _keep_pace(self, started: float, clock: float) -> None:
-        """Wait until the frame at ``clock`` is due (a realtime table)."""
+    def _frames_of(
+        self, stream: GameStream, opening: list[Event]
+    ) -> Generator[SourceFrame, None, GameStream | None]:
+        """The frames of one game's ``stream`` (``opening`` its first frame's events);
+        returns the stream of the game to go on with instead, if one was asked for."""
+        self.stream = stream
+        frames = iter(stream)
+        first = next(frames, None)
+        if first is None:
+            return None
+        lead_in = [(first[0], opening)]
+        lead_in += [(first[0], [])] * int(LEAD_IN_S * self.fps)
+        lead_in += [(first[0], first[1])]
+        # After the last turn the board stays on the table for a moment, as it would.
+        lead_out = _repeat_last(frames, int(LEAD_OUT_S * self.fps))
+        for frame, events in itertools.chain(lead_in, lead_out):
+            while self._laid_out is not None and not self._closed:
+                yield self._frame(self._still_frame(self._laid_out))
+            if self._closed:
+                return None
+            if self._play_on is not None:
+                record, self._play_on = self._play_on, None
+                return self._going_on(record)
+            yield self._frame(frame, events)
+        return None
+
+    def _frame(self, frame: Frame, events: list[Event] | None = None) -> SourceFrame:
+        """``frame`` when it is due, stamped with the table's clock."""
+        self._keep_pace()
+        shown = SourceFrame(frame.image, self._clock, truth=frame.truth, events=list(events or []))
+        self._clock += 1.0 / self.fps
+        return shown
+
+    def _going_on(self, record: GameRecord) -> GameStream:
+        """A stream of ``record``'s game played on from its board, through the camera
+        and in the art of the game on the table now."""
+        assert self.stream is not None
+        state = record.replay()
+        turns_left = 0 if state.finished else self.max_turns
+        ended = play_on(random.Random(self.seed), record, max_turns=turns_left)
+        going_on = _GoingOn(record.setup, state.position, ended.turns[len(record.turns) :])
+        stream = GameStream(
+            going_on,
+            seed=self.stream.seed,
+            hands=self.hands,
+            fps=self.fps,
+            resolution=self.resolution,
+        )
+        stream.base = replace(self.stream.base, position=state.position)
+        return stream
+
+    def _keep_pace(self) -> None:
+        """Wait until the frame at the table's clock is due (a realtime table)."""
         if self.realtime:
-            delay = started + clock - time.monotonic()
+            delay = self._started + self._clock - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
 
@@ -133,6 +180,15 @@ class SimulatedTableSource(FrameSource):
             scene = replace(self.stream.base, position=position, stacks={}, hand=None)
             self._still = (position, render_frame(scene, self.seed))
         return self._still[1]
+
+
+@dataclass(frozen=True)
+class _GoingOn:
+    """A game's turns from ``start`` on, as :class:`GameStream` takes a record."""
+
+    setup: GameSetup
+    start: Position
+    turns: Sequence[Turn]
 
 
 def _repeat_last(
