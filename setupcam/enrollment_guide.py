@@ -9,8 +9,9 @@ writes it where ``recognize`` and the live app look (the one it replaces kept
 beside it), and the live app reads the table with it from the next frame.
 
 While the guide is open no play is decided: the tiles on the board are the
-photos', not a game's. On the demo's simulated table the simulated players lay
-each photo's tiles out.
+photos', not a game's. Each photo is written to disk as it is taken
+(:mod:`setupcam.guide_photos`): a restart finds the photos taken so far. On the
+demo's simulated table the simulated players lay each photo's tiles out.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from engine import Layout, Position
 from setupcam.commands.enroll import READ_BACK_WARNING, read_back, six_nine_summary
+from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
 from vision.enrollment import (
     EnrollmentSample,
@@ -63,9 +65,15 @@ class EnrollmentGuide:
         self.out = Path(out)
         self.plan = enrolment_plan(runner.layout)
         self.active = False
-        self.showing = 0
-        self._photos: dict[int, EnrollmentSample] = {}
-        self._turn: int | None = None  # how the photos taken lie against the corners
+        self.kept = GuidePhotos(self.out)
+        taken = self.kept.taken(self.plan, self.layout)
+        if len({photo.turn for photo in taken.values()}) > 1:
+            taken = {}  # photos that disagree on how the board lies: start again
+        self._photos: dict[int, EnrollmentSample] = {i: p.sample for i, p in taken.items()}
+        self._turn: int | None = next((p.turn for p in taken.values()), None)
+        """How the photos taken lie against the board's corners (a quarter turn)."""
+        untaken = [i for i in range(len(self.plan)) if i not in self._photos]
+        self.showing = untaken[0] if untaken else 0
         self._lock = threading.Lock()
         self._learning = threading.Lock()
         self.last_result: dict[str, Any] | None = None
@@ -131,6 +139,12 @@ class EnrollmentGuide:
         position = self.plan[index]
         turn, corners = self._corners_laid_out(image, report.location.corners, position, index)
         sample = EnrollmentSample(image.copy(), corners, position, f"photo {index + 1}")
+        try:
+            self.kept.keep(index, sample, turn)
+        except OSError as err:
+            raise GuideError(
+                f"{self.kept.folder}: cannot keep the photo there ({err.strerror or err})"
+            ) from None
         with self._lock:
             self._turn = turn
             self._photos[index] = sample
@@ -241,6 +255,7 @@ class EnrollmentGuide:
             self.runner.pipeline.recognizer = enrolled
             self.last_result = result
             self._photos.clear()
+            self.kept.clear(len(self.plan))
             self._turn = None
             self.showing = 0
         self.close()
@@ -255,6 +270,7 @@ class EnrollmentGuide:
         with self._lock:
             for number in worst:
                 self._photos.pop(number - 1, None)
+                self.kept.forget(number - 1)
             if not self._photos:
                 self._turn = None
             self.showing = worst[0] - 1

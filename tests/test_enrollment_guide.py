@@ -4,17 +4,21 @@ the photos checked as they are taken, the set learnt and read from the next fram
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine import ALL_TILES, Layout
 from setupcam.enrollment_guide import EnrollmentGuide, GuideError, GuideInputError
+from setupcam.guide_photos import GuidePhotos
 from setupcam.session import GameSession
 from setupcam.store import GameStore
+from vision.enrollment import EnrollmentSample
 from vision.enrollment_plan import enrolment_plan, quarter_turns
 from vision.pipeline import LivePipeline, PipelineRunner
 from vision.recognizer import TileRecognizer
@@ -117,6 +121,13 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) ->
                 guide.take(photo + 1)
         state = guide.take(photo)
         assert state["taken"][photo]
+    # Each photo is on disk once taken: the app started again finds every one.
+    restarted = EnrollmentGuide(table.runner, guide.reader, guide.out)
+    assert restarted.state()["taken"] == [True] * 5 and restarted._turn == guide._turn
+    for i, photo in guide._photos.items():
+        assert np.array_equal(restarted._photos[i].image, photo.image)
+        assert np.allclose(restarted._photos[i].corners, photo.corners)
+        assert restarted._photos[i].position == photo.position
     # Photos taken of the wrong layouts (as if the tiles were mixed up) are not
     # learnt: nothing is written or used, and the worst are to be taken again.
     right = dict(guide._photos)
@@ -128,6 +139,9 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) ->
         guide.finish()
     assert table.pipeline.recognizer.enrollment is None and not guide.out.exists()
     assert guide.state()["taken"] == [True, True, True, False, False]
+    assert sorted(p.name for p in guide.kept.folder.iterdir()) == [
+        f"photo{n}.{kind}" for n in (1, 2, 3) for kind in ("json", "png")
+    ]
     guide._photos.update(right)
     state = guide.finish()
     result = state["result"]
@@ -138,6 +152,7 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) ->
     assert table.pipeline.recognizer.enrollment is not None
     assert table.pipeline.deciding and not state["active"]
     assert state["taken"] == [False] * 5  # ready for the next enrolment
+    assert not guide.kept.folder.exists()  # the enrolment keeps what it needs
     # The game's frames again, read with the enrolled set.
     table.run(3)
     report = table.runner.snapshot()
@@ -171,3 +186,24 @@ def test_the_enrol_steps_take_json_objects_only(table: Table) -> None:
             )
             assert answer.status_code == 400, (step, body)
     assert not table.guide.active
+
+
+def test_kept_photos_that_cannot_be_read_or_show_another_plan_are_passed_over(
+    tmp_path: Path,
+) -> None:
+    plan = enrolment_plan(LAYOUT)
+    photos = GuidePhotos(tmp_path / "enrollment.npz")
+    image = np.full((80, 120, 3), 90, np.uint8)
+    corners = np.array([[10, 10], [100, 10], [100, 70], [10, 70]], np.float64)
+    for index in range(3):
+        photos.keep(index, EnrollmentSample(image, corners, plan[index]), turn=2)
+    assert photos.folder == tmp_path / "enrollment-photos"
+    (photos.folder / "photo2.png").write_bytes(b"not a picture")
+    about = json.loads((photos.folder / "photo3.json").read_text("utf-8"))
+    about["position"] = plan[0].to_json()
+    (photos.folder / "photo3.json").write_text(json.dumps(about), "utf-8")
+    taken = photos.taken(plan, LAYOUT)
+    assert list(taken) == [0] and taken[0].turn == 2
+    assert np.array_equal(taken[0].sample.image, image)
+    photos.clear(len(plan))
+    assert not photos.folder.exists()
