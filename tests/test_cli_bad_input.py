@@ -188,3 +188,17 @@ def test_lens_calibration_needs_four_photos_before_reading_them(tmp_path: Path, 
     photos = [str(tmp_path / f"missing{i}.jpg") for i in range(3)]
     err = one_line_error(capsys, ["calibrate", "lens", *photos, "--out", str(tmp_path / "c.json")])
     assert "3 photo(s) given: the lens needs the target seen in at least 4 photos" in err
+
+
+def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, capsys) -> None:
+    # A calibration of another view: the corners are taken, and every square reads
+    # "?"; the user is told why, and what to do.
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), 120, np.uint8))
+    corners = [[-1000, 100], [-300, 100], [-300, 700], [-1000, 700]]
+    cal = write_json(tmp_path / "cal.json", {"image_size": [1280, 720], "board_corners": corners})
+    assert main(["recognize", str(image), "--calibration", cal]) == 0
+    captured = capsys.readouterr()
+    assert set(json.loads(captured.out)["squares"].values()) == {"?"}
+    assert "0% of the board's outline lies inside the picture" in captured.err
+    assert "setupcam calibrate board" in captured.err

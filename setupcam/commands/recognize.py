@@ -205,6 +205,29 @@ def recognize_image(
     return out, image, (corners, readings)
 
 
+def outside_advice(corners: Any, shape: tuple[int, ...]) -> str | None:
+    """A hint when much of the board's outline lies outside the picture (corners from
+    a calibration of another view): its squares there can only read "?"."""
+    import cv2
+    import numpy as np
+
+    height, width = shape[:2]
+    quad = np.asarray(corners, np.float32).reshape(4, 2)
+    frame = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    board = abs(cv2.contourArea(quad))
+    if board <= 0:
+        return None
+    inside, _ = cv2.intersectConvexConvex(quad, frame)
+    share = inside / board
+    if share >= 0.9:
+        return None
+    return (
+        f"only {100 * share:.0f}% of the board's outline lies inside the picture, so the "
+        "squares outside it read \"?\": register the board again (setupcam calibrate "
+        "board) or turn the camera onto it"
+    )
+
+
 def draw_debug(image: Any, corners: Any, readings: dict, layout: Any) -> Any:
     """The image with the board outline and each square's reading written on it."""
     import cv2
@@ -264,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from vision.recognizer import small_board_advice
 
-        advice = small_board_advice(found[0])
+        advice = outside_advice(found[0], image.shape) or small_board_advice(found[0])
         if advice is not None:
             print(f"setupcam recognize: {args.image}: {advice}", file=sys.stderr)
     if args.debug is not None:
