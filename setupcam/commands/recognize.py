@@ -223,7 +223,7 @@ def outside_advice(corners: Any, shape: tuple[int, ...]) -> str | None:
         return None
     return (
         f"only {100 * share:.0f}% of the board's outline lies inside the picture, so the "
-        "squares outside it read \"?\": register the board again (setupcam calibrate "
+        'squares outside it read "?": register the board again (setupcam calibrate '
         "board) or turn the camera onto it"
     )
 
