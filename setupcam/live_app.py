@@ -122,6 +122,8 @@ class SimulatedPlayers:
         self.seats: Seats | None = None
         self._game_id: int | None = None
         """The session's game the table is playing."""
+        self._turns_recorded = 0
+        """How many turns that game had at the last frame."""
         self.start_squares_fixed = 0
         """Start squares the camera misread and the players corrected (all games)."""
         self._waiting_for_start = False
@@ -166,18 +168,20 @@ class SimulatedPlayers:
         self._answer_questions(frame)
 
     def _follow_the_dashboard(self) -> None:
-        """A game resumed or started on the dashboard: play on with it."""
+        """A game resumed or started on the dashboard: play on with it; a turn undone
+        there: take its tiles back and play on."""
         record = self.session.record
         game_id = self.session.game_id
         if self.table is None or self._waiting_for_start or record is None:
             return
-        if game_id == self._game_id:
+        turns = len(record.turns)
+        if game_id == self._game_id and turns >= self._turns_recorded:
+            self._turns_recorded = turns
             return
-        self._game_id = game_id
-        if self._game_id is not None:
-            self.seats = record.setup.seats
-            self._player_placing = self._board_before_turn = None
-            self.table.play_on(record)
+        self._game_id, self._turns_recorded = game_id, turns
+        self.seats = record.setup.seats
+        self._player_placing = self._board_before_turn = None
+        self.table.play_on(record)
 
     def _start_game(self, reading: Position) -> None:
         assert self.seats is not None
@@ -189,7 +193,7 @@ class SimulatedPlayers:
             )
             self.session.correct_start(truth)
         self._waiting_for_start = False
-        self._game_id = self.session.game_id
+        self._game_id, self._turns_recorded = self.session.game_id, 0
 
     def finish(self) -> None:
         """The recording ended: answer a question still open, as the table would."""

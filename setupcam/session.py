@@ -179,7 +179,12 @@ class GameSession:
             self.store.set_status(game_id, "playing")
             self.pending = None
             self._set_record(game_id, record.without_last_turn())
-            return record.turns[-1]
+            undone = record.turns[-1]
+            if undone.position is not None:
+                # The table still shows the turn until the players take its tiles back:
+                # that board is no play, or the camera would record the turn again.
+                self.dismissed.add(undone.position)
+            return undone
 
     def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
         """Say what really lies on ``square`` after turn ``turn_number``: 0 is the starting

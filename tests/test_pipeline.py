@@ -139,7 +139,7 @@ def test_every_turn_scored_right_without_asking(seed: int) -> None:
     assert "confirmed" not in sources.values()  # nothing had to be asked
 
 
-def test_games_started_and_resumed_on_the_dashboard_are_played_on_and_scored() -> None:
+def test_the_demo_plays_on_with_the_game_the_dashboard_holds() -> None:
     # The demo's table plays on with whichever game the dashboard holds. The board in
     # view when the game changes belongs to the game before: reading it as a play of
     # the resumed game recorded illegal turns (and the simulated players confirmed them).
@@ -159,6 +159,10 @@ def test_games_started_and_resumed_on_the_dashboard_are_played_on_and_scored() -
         raise AssertionError("the table stopped before the turns were played")
 
     play_until(3)
+    # A turn undone on the dashboard: the demo's players take its tiles back and play on.
+    undone = session.undo()
+    play_until(4)
+    assert session.record is not None and session.record.turns[2] != undone
     first = session.game_id
     first_turns = session.record.turns  # type: ignore[union-attr]
     assert session.state is not None
@@ -178,7 +182,8 @@ def test_games_started_and_resumed_on_the_dashboard_are_played_on_and_scored() -
         "yellow",
         "red",
     ]
-    assert session.record is not None and session.record.turns[:3] == first_turns
+    assert session.record is not None
+    assert session.record.turns[: len(first_turns)] == first_turns
     assert session.pending is None
 
 

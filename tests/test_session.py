@@ -56,6 +56,21 @@ def test_undo_keeps_a_copy(tmp_path: Path) -> None:
         session.undo()
 
 
+def test_an_undone_turn_is_not_recorded_again_from_the_board_still_showing_it() -> None:
+    from setupcam.live_app import SessionLink
+    from vision.decoder import Decision
+
+    session = new_session()
+    session.play(pos("b2=5h c2=6h"))
+    session.undo()
+    link = SessionLink(session)
+    link.on_decision(Decision("play", pos("b2=5h c2=6h"), 0.99))
+    assert session.record is not None and session.record.turns == ()
+    # Once the players change the board, it is read as ever.
+    link.on_decision(Decision("play", pos("b2=5h c2=6h c3=7h"), 0.99))
+    assert len(session.record.turns) == 1
+
+
 def test_correction_rederives_later_scores() -> None:
     session = new_session()
     session.play(pos("b2=5h c2=6s"))  # the camera misread 6♥ as 6♠: illegal, no points
