@@ -343,7 +343,10 @@ class GameRecord:
         return replace(self, turns=self.turns[:-1])
 
     def with_position(self, turn_number: int, position: Position) -> GameRecord:
-        """Correct the position recorded after turn ``turn_number`` (counted from 1)."""
+        """Correct the position recorded after turn ``turn_number`` (counted from 1;
+        0 is the starting board)."""
+        if turn_number == 0:
+            return replace(self, setup=replace(self.setup, start=position))
         if not 1 <= turn_number <= len(self.turns):
             raise GameError(f"there is no turn {turn_number} to correct")
         old = self.turns[turn_number - 1]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -134,8 +135,8 @@ class GameSession:
         self.game_id = game_id
         self.record = record
         self.state = record.replay()
-        if self.state.finished:
-            self.store.set_status(game_id, "finished")
+        # A correction or an undo can reopen a finished game.
+        self.store.set_status(game_id, "finished" if self.state.finished else "playing")
         self._notify()
 
     def _require_game(self) -> tuple[int, GameRecord, GameState]:
@@ -188,7 +189,8 @@ class GameSession:
 
     def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
         """Say what really lies on ``square`` after turn ``turn_number``: 0 is the starting
-        board; the default is the last play, or the starting board before the first turn.
+        board; the default is the turn whose board first showed the tile now there (for
+        an empty square, the last play).
 
         Later turns that still showed the misread tile on that square get the same
         fix, and every score from that turn on is re-derived. Returns the turn fixed.
@@ -205,52 +207,39 @@ class GameSession:
                     f"unknown square {square!r}: this board's squares are "
                     + ", ".join(sorted(layout.rects))
                 )
-            if turn_number == 0 or (turn_number is None and not record.turns):
-                self._correct_start_square(record, square, tile)
-                return 0
-            number = turn_number if turn_number is not None else _last_play_number(record)
-            if number is None:
-                raise SessionError("no play has been recorded yet; nothing to correct")
-            if not 1 <= number <= len(record.turns):
+            number = turn_number if turn_number is not None else _turn_to_correct(record, square)
+            if number > len(record.turns):
                 raise SessionInputError(f"there is no turn {number}")
-            turn = record.turns[number - 1]
-            if turn.position is None:
+            if number and record.turns[number - 1].position is None:
                 raise SessionError(f"turn {number} was a swap; it has no board to correct")
-            fixes = _square_fixes(record, number, square, tile)
-            # Every fix is worked out before any is saved: a later turn the fix cannot
-            # apply to (the tile now appears twice) leaves the game untouched.
-            self.store.correct_turns(game_id, fixes)
-            corrected = record
-            for fix in fixes:
-                corrected = corrected.with_position(fix.number, fix.new)
-            self._set_record(game_id, corrected)
+            if _board_after(record, number)[square] == tile:
+                return number  # it was read right: nothing to correct
+            self._save_fixes(game_id, record, _square_fixes(record, number, square, tile))
             return number
 
-    def _correct_start_square(self, record: GameRecord, square: str, tile: Tile | None) -> None:
-        """Fix one square of the starting board the camera read at set-up."""
-        if record.turns:
-            # The turns were scored against the old starting board, and the store keeps
-            # a game's start as it was created: refuse rather than fix another turn.
-            raise SessionError("the starting board can only be corrected before the first turn")
-        start = record.setup.start
-        try:
-            fixed = start.place({square: tile}) if tile else _emptied(start, square)
-        except ValueError as err:
-            raise SessionError(str(err)) from None
-        self.correct_start(fixed)
-
     def correct_start(self, position: Position) -> None:
-        """Replace the starting board (before any turn): the camera reads it at set-up."""
+        """Replace the starting board before any turn: the players fix what the camera
+        read at set-up."""
         with self._lock:
             game_id, record, _ = self._require_game()
             if record.turns:
-                raise SessionError("the starting board can only be changed before the first turn")
-            setup = GameSetup(
-                record.setup.seats, record.setup.teams, record.setup.options, position
+                raise SessionError("the starting board can only be replaced before the first turn")
+            start = record.setup.start
+            changed = [s for s in start.layout.squares if start[s] != position[s]]
+            if not changed:
+                return
+            note = ", ".join(
+                f"{s}: {start[s] or 'empty'} -> {position[s] or 'empty'}" for s in changed
             )
-            self.store.set_status(game_id, "abandoned")
-            new_id = self.store.create_game(setup)
-            self._set_record(new_id, GameRecord(setup))
+            self._save_fixes(game_id, record, [TurnFix(0, start, position, note)])
+
+    def _save_fixes(self, game_id: int, record: GameRecord, fixes: list[TurnFix]) -> None:
+        # Every fix is worked out before any is saved: a later turn the fix cannot apply
+        # to (the tile now appears twice) leaves the game untouched.
+        self.store.correct_turns(game_id, fixes)
+        for fix in fixes:
+            record = record.with_position(fix.number, fix.new)
+        self._set_record(game_id, record)
 
     # -- the camera's uncertain plays ----------------------------------------------
 
@@ -360,6 +349,9 @@ class GameSession:
                 "pending": self.pending.to_json() if self.pending else None,
                 "setup": self.record.to_json() | {"turns": None},
                 "corrections": self.store.corrections(self.game_id) if self.game_id else [],
+                "correction_turns": {
+                    s: _turn_to_correct(self.record, s) for s in setup.layout.squares
+                },
                 "camera": self.camera_status,
                 "version": self.version,
             }
@@ -412,31 +404,49 @@ def layout_json(layout: Layout) -> dict[str, Any]:
     }
 
 
-def _last_play_number(record: GameRecord) -> int | None:
-    for number in range(len(record.turns), 0, -1):
-        if record.turns[number - 1].action is Action.PLAY:
-            return number
-    return None
+def _board_after(record: GameRecord, number: int) -> Position:
+    """The board recorded after turn ``number`` (0: the starting board)."""
+    if number == 0:
+        return record.setup.start
+    position = record.turns[number - 1].position
+    assert position is not None, "a swap has no board"
+    return position
+
+
+def _turn_to_correct(record: GameRecord, square: str) -> int:
+    """The turn a correction of ``square`` is for, when the players do not say: the one
+    whose board first showed the tile now there (it was read as it was placed); for an
+    empty square, the last play (its tile was missed); else the starting board."""
+    boards = [(0, record.setup.start)] + [
+        (n, t.position) for n, t in enumerate(record.turns, 1) if t.position is not None
+    ]
+    now = boards[-1][1][square]
+    if now is None:
+        return boards[-1][0]
+    number = 0
+    for (_, before), (n, after) in itertools.pairwise(boards):
+        if after[square] != before[square]:
+            number = n
+    return number
 
 
 def _square_fixes(record: GameRecord, number: int, square: str, tile: Tile | None) -> list[TurnFix]:
-    """The positions to correct: turn ``number``'s, and each later turn's that still
-    shows the misread tile on ``square``."""
-    first = record.turns[number - 1].position
-    assert first is not None
-    misread = first[square]
+    """The positions to correct: turn ``number``'s (0: the starting board), and each
+    later turn's that still shows the misread tile on ``square``."""
+    misread = _board_after(record, number)[square]
     note = f"{square}: {misread or 'empty'} -> {tile or 'empty'}"
     fixes = []
     for later in range(number, len(record.turns) + 1):
-        position = record.turns[later - 1].position
-        if position is None:
-            continue
+        if later and record.turns[later - 1].position is None:
+            continue  # a swap
+        position = _board_after(record, later)
         if later > number and position[square] != misread:
             break  # a tile was placed there since: the later reading stands
         try:
             fixed = position.place({square: tile}) if tile else _emptied(position, square)
         except ValueError as err:
-            raise SessionError(f"turn {later}: {err}") from None
+            where = "the starting board" if later == 0 else f"turn {later}"
+            raise SessionError(f"{where}: {err}") from None
         fixes.append(TurnFix(later, position, fixed, note))
     return fixes
 

@@ -74,7 +74,8 @@ class GameSummary:
 
 @dataclass(frozen=True)
 class TurnFix:
-    """One turn's corrected position: what was recorded, what really lay there, and why."""
+    """One turn's corrected position (turn 0: the starting board): what was recorded,
+    what really lay there, and why."""
 
     number: int
     old: Position | None
@@ -172,10 +173,21 @@ class GameStore:
     def _write_fix(self, game_id: int, fix: TurnFix) -> None:
         new_json = json.dumps(fix.new.to_json(), ensure_ascii=False)
         old_json = json.dumps(fix.old.to_json(), ensure_ascii=False) if fix.old else None
-        self._db.execute(
-            "UPDATE turns SET position_json = ? WHERE game_id = ? AND number = ?",
-            (new_json, game_id, fix.number),
-        )
+        if fix.number == 0:  # the starting board, kept in the game's set-up
+            row = self._db.execute(
+                "SELECT setup_json FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            setup = json.loads(row[0])
+            setup["start"] = fix.new.to_json()
+            self._db.execute(
+                "UPDATE games SET setup_json = ? WHERE id = ?",
+                (json.dumps(setup, ensure_ascii=False), game_id),
+            )
+        else:
+            self._db.execute(
+                "UPDATE turns SET position_json = ? WHERE game_id = ? AND number = ?",
+                (new_json, game_id, fix.number),
+            )
         self._db.execute(
             "INSERT INTO corrections (game_id, turn_number, old_position_json, "
             "new_position_json, note, corrected_at) VALUES (?, ?, ?, ?, ?, ?)",

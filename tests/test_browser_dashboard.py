@@ -68,6 +68,9 @@ def test_game_flow_in_the_browser(tmp_path: Path) -> None:
         # Correct a square: the camera misread a2; it was 8♦, which joins nothing ->
         # green's turn becomes illegal and loses its points; red loses the bonus.
         page.click("g.square[data-square=a2]")
+        # The fix is for the turn that put 9♦ there (green's turn 4), not the last turn.
+        assert page.input_value("#correct-turn") == "4"
+        assert page.locator("#correct-turn option").count() == 5  # the start and 4 plays
         page.select_option("#correct-form select[name=value]", "8")
         page.select_option("#correct-form select[name=suit]", "D")
         page.click("#correct-submit")

@@ -99,18 +99,44 @@ def test_before_the_first_turn_a_correction_fixes_the_starting_board() -> None:
     assert dict(session.state.outcomes[-1].result.placed) == {"c3": Tile.parse("6s")}
 
 
-def test_turn_0_is_the_starting_board_and_cannot_change_once_played() -> None:
+def test_the_starting_board_is_corrected_after_turns_and_the_scores_rederived() -> None:
+    session = GameSession(GameStore(":memory:"))
+    game_id = session.new_game(GameSetup(Seats.parse("S=red,W=green"), start=pos("b2=5s")))
+    session.play(pos("b2=5s c2=6h"))  # 5♥ misread as 5♠ at set-up: red's 6♥ scores nothing
+    assert session.state is not None and session.state.scores["red"] == 0
+    assert session.correct("b2", Tile.parse("5h"), 0) == 0
+    assert session.state.setup.start == pos("b2=5h")
+    assert session.state.scores["red"] == 2  # 6♥ joins 5♥
+    assert session.game_id == game_id  # the same game, not a new one
+    notes = [(c["turn"], c["note"]) for c in session.store.corrections(game_id)]
+    assert notes == [(0, "b2: 5♠ -> 5♥"), (1, "b2: 5♠ -> 5♥")]
+    # Saved: the game read back from the store is the corrected one.
+    assert session.store.load_record(game_id) == session.record
+
+
+def test_a_correction_goes_to_the_turn_that_placed_the_tile() -> None:
     session = new_session()
-    assert session.correct("b2", Tile.parse("5s"), 0) == 0
-    assert session.state is not None and session.state.setup.start == pos("b2=5s")
-    session.play(pos("b2=5s c2=6s"))
-    record = session.record
-    with pytest.raises(SessionError, match="starting board can only be corrected before"):
-        session.correct("b2", None, 0)
-    # Not read as "the last play": turn 1 and its score stand.
-    assert session.record == record
-    assert session.state.scores["red"] == 2
-    assert session.store.corrections(session.game_id or 0) == []
+    session.play(pos("b2=5h c2=6s"))  # red's 6♥ misread as 6♠: illegal, no points
+    session.play(pos("b2=5h c2=6s c3=7h"))  # green's 7♥
+    assert session.correct("c2", Tile.parse("6h")) == 1  # not turn 2, the last play
+    assert session.state is not None and session.state.scores == {"red": 2, "green": 3}
+    # A tile missed on an empty square belongs to the last play.
+    assert session.correct("d2", Tile.parse("8h")) == 2
+    # The starting board's own tiles go to turn 0.
+    assert session.correct("b2", Tile.parse("5h")) == 0  # read right: nothing changes
+    assert len(session.store.corrections(session.game_id or 0)) == 3
+
+
+def test_replacing_the_starting_board_keeps_the_game() -> None:
+    session = new_session()
+    game_id = session.game_id
+    session.correct_start(pos("b2=5s c2=6h"))
+    assert session.game_id == game_id and session.state is not None
+    assert session.state.setup.start == pos("b2=5s c2=6h")
+    assert [g.id for g in session.store.games()] == [game_id]
+    assert [c["note"] for c in session.store.corrections(game_id or 0)] == [
+        "b2: 5♥ -> 5♠, c2: empty -> 6♥"
+    ]
 
 
 def test_a_correction_that_cannot_apply_to_every_turn_saves_nothing(tmp_path: Path) -> None:

@@ -63,17 +63,18 @@ def assert_refused(response: Any, status: int, words: str) -> None:
 # -- 1. turn 0 is the starting board ---------------------------------------------------
 
 
-def test_correcting_turn_0_after_a_turn_is_refused_and_changes_nothing(
+def test_correcting_turn_0_after_a_turn_fixes_the_starting_board_not_the_last_play(
     client: FlaskClient,
 ) -> None:
     before = played_one_turn(client)
     response = client.post("/api/correct", json={"square": "b2", "tile": None, "turn": 0})
-    assert_refused(response, 409, "starting board can only be corrected before the first turn")
-    after = client.get("/api/state").json
-    # The old code read turn 0 as "not given" and emptied b2 in turn 1: red lost 2 points.
-    assert after["turns"] == before["turns"]
-    assert after["players"][0]["score"] == 2
-    assert after["corrections"] == []
+    assert response.status_code == 200 and response.json["corrected_turn"] == 0
+    after = response.json["state"]
+    # The old code read turn 0 as "not given" and emptied b2 in turn 1 only.
+    assert after["start"]["squares"]["b2"] is None
+    assert after["position"]["squares"]["b2"] is None  # turn 1 still showed it: fixed too
+    assert after["players"][0]["score"] == 0  # 6♥ alone is in no set
+    assert [c["turn"] for c in after["corrections"]] == [0, 1]
     assert after["game_id"] == before["game_id"]
 
 

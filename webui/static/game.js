@@ -162,6 +162,12 @@
     const form = $("correct-form");
     form.value.value = tile ? tile.slice(0, -1) : "";
     if (tile) form.suit.value = { "★": "X", "♥": "H", "♦": "D", "♣": "C", "♠": "S" }[tile.slice(-1)];
+    // Which board the fix is for: by default the turn that put this tile there (the
+    // server's own choice), so a later turn's score is not changed by mistake.
+    const boards = [["0", "the starting board"]].concat(
+      state.turns.filter((t) => t.action === "play").map((t) => [String(t.turn), `turn ${t.turn} (${t.player})`]));
+    form.turn.replaceChildren(...boards.map(([value, text]) => new Option(text, value)));
+    form.turn.value = String((state.correction_turns || {})[square] ?? 0);
     dialog.showModal();
   }
 
@@ -170,7 +176,8 @@
     const form = e.target;
     const square = $("correct-dialog").dataset.square;
     const tile = form.value.value ? form.value.value + form.suit.value : null;
-    try { await setupcam.api("POST", "/api/correct", { square, tile }); } catch (err) { /* banner shown */ }
+    const turn = Number(form.turn.value);
+    try { await setupcam.api("POST", "/api/correct", { square, tile, turn }); } catch (err) { /* banner shown */ }
   });
 
   $("new-game-button").addEventListener("click", async () => {
