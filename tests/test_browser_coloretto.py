@@ -30,11 +30,22 @@ def test_rulebook_example_tapped_in() -> None:
                 player.locator(f"[data-card='{card}'] .add").click()
         page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
         assert "joker becomes yellow" in player.locator(".explain").inner_text()
-        # A tenth green card is impossible: the page says so and keeps the last total.
-        for _ in range(4):
+        # A tenth green card is impossible: the page says so, takes it back, and the
+        # total shown is that of the nine greens shown.
+        for _ in range(3):
             player.locator("[data-card='green'] .add").click()
+        page.wait_for_selector("[data-player=andrzej] [data-card=green] .count:text-is('9')")
+        page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
+        player.locator("[data-card='green'] .add").click()
         banner = page.wait_for_selector("#error-banner:not([hidden])")
         assert "green" in banner.inner_text()
+        page.wait_for_selector("[data-player=andrzej] [data-card=green] .count:text-is('9')")
+        assert "41 points" in player.locator(".total").inner_text()
+        # A joker before any colour: it becomes one of the page's colours.
+        page.fill("#new-player", "bea")
+        page.press("#new-player", "Enter")
+        page.locator("[data-player=bea] [data-card='joker'] .add").click()
+        page.wait_for_selector("[data-player=bea] .total:has-text('1 points')")
 
 
 def test_score_api_errors() -> None:
@@ -50,3 +61,11 @@ def test_score_api_errors() -> None:
         },
     )
     assert good.json["players"]["a"]["total"] == 41
+
+
+def test_the_calculator_needs_no_token_on_a_shared_dashboard() -> None:
+    app = create_app(GameSession(GameStore(":memory:")), token="tok", testing=True)
+    client = app.test_client()
+    sheet = {"table": "brown", "players": {"a": {"green": 3}}}
+    assert client.post("/api/coloretto/score", json=sheet).json["players"]["a"]["total"] == 6
+    assert client.post("/api/undo", json={}).status_code == 403  # changes still need it

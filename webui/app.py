@@ -12,6 +12,8 @@ from engine import Layout, Seats
 from setupcam.session import GameSession
 
 CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+READ_ONLY_POSTS = frozenset({"coloretto.score"})
+"""POST routes that change nothing (a calculator): anyone viewing may use them."""
 
 
 class CameraControl(Protocol):
@@ -68,6 +70,8 @@ def create_app(
     @app.before_request
     def require_token() -> Any:
         if token is None or request.method not in CHANGING_METHODS:
+            return None
+        if request.endpoint in READ_ONLY_POSTS:
             return None
         given = request.headers.get("X-Setupcam-Token") or request.args.get("token")
         if given is None or not secrets.compare_digest(given, token):

@@ -30,6 +30,9 @@
     svg.replaceChildren();
     if (!corners || !img.naturalWidth) return;
     svg.setAttribute("viewBox", `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
+    // Handles and labels keep their size on screen, however small the picture is
+    // shown (a phone): image pixels per screen pixel.
+    const scale = img.naturalWidth / Math.max(1, img.getBoundingClientRect().width);
     const NS = "http://www.w3.org/2000/svg";
     const map = homography(corners);
     const poly = (pts, cls) => {
@@ -56,17 +59,17 @@
     [["S", 2, 3], ["W", 3, 0], ["N", 0, 1], ["E", 1, 2]].forEach(([name, a, b]) => {
       const [x, y] = map(...[[0.5, 1.06], [-0.06, 0.5], [0.5, -0.06], [1.06, 0.5]][["S", "W", "N", "E"].indexOf(name)]);
       const label = document.createElementNS(NS, "text");
-      Object.entries({ x, y, class: "calib-edge", "data-edge": name, "text-anchor": "middle" }).forEach(([k, v]) => label.setAttribute(k, v));
+      Object.entries({ x, y, class: "calib-edge", "data-edge": name, "text-anchor": "middle", "font-size": 18 * scale, "stroke-width": 3 * scale }).forEach(([k, v]) => label.setAttribute(k, v));
       label.textContent = name;
       svg.appendChild(label);
     });
     corners.forEach(([x, y], i) => {
       const handle = document.createElementNS(NS, "circle");
-      Object.entries({ cx: x, cy: y, r: 12, class: "calib-handle", "data-corner": NAMES[i] }).forEach(([k, v]) => handle.setAttribute(k, v));
+      Object.entries({ cx: x, cy: y, r: 11 * scale, class: "calib-handle", "data-corner": NAMES[i] }).forEach(([k, v]) => handle.setAttribute(k, v));
       handle.addEventListener("pointerdown", (e) => { dragging = i; svg.setPointerCapture(e.pointerId); });
       svg.appendChild(handle);
       const label = document.createElementNS(NS, "text");
-      Object.entries({ x: x + 14, y: y - 14, class: "calib-label" }).forEach(([k, v]) => label.setAttribute(k, v));
+      Object.entries({ x: x + 13 * scale, y: y - 13 * scale, class: "calib-label", "font-size": 15 * scale, "stroke-width": 3 * scale }).forEach(([k, v]) => label.setAttribute(k, v));
       label.textContent = NAMES[i];
       svg.appendChild(label);
     });
@@ -81,14 +84,12 @@
     draw();
   });
   svg.addEventListener("pointerup", () => { dragging = -1; });
+  window.addEventListener("resize", draw);
 
   async function load() {
     try {
-      const [cal, state] = await Promise.all([
-        setupcam.api("GET", "/api/calibration"), setupcam.api("GET", "/api/state"),
-      ]);
+      const cal = await setupcam.api("GET", "/api/calibration");
       layout = cal.layout;
-      setupcam.showCamera(state.camera);
       corners = cal.corners || [[100, 100], [400, 100], [400, 400], [100, 400]];
       message.textContent = cal.corners ? "" : "The board was not found: drag the corners onto it.";
       draw();
@@ -117,4 +118,5 @@
     } catch (e) { /* banner */ }
   });
   load();
+  setupcam.followCamera();
 })();

@@ -16,11 +16,16 @@
     node.querySelector(".remove").addEventListener("click", () => { delete players[name]; node.remove(); rescore(); });
     for (const row of node.querySelectorAll(".card-row")) {
       const card = row.dataset.card;
-      const change = (step) => {
-        const count = Math.max(0, (players[name][card] || 0) + step);
+      const show = (count) => {
         players[name][card] = count;
         row.querySelector(".count").textContent = count;
-        rescore();
+      };
+      const change = async (step) => {
+        const before = players[name][card] || 0;
+        show(Math.max(0, before + step));
+        // A card the game cannot have (a tenth of a colour) is taken back: the banner
+        // says why, and the totals shown are still those of the cards before it.
+        if (!(await rescore())) show(before);
       };
       row.querySelector(".add").addEventListener("click", () => change(1));
       row.querySelector(".minus").addEventListener("click", () => change(-1));
@@ -29,10 +34,13 @@
     rescore();
   }
 
+  // True once the totals shown are those of the cards shown.
   async function rescore() {
     const names = Object.keys(players);
-    if (!names.length) return;
-    const body = { table: document.getElementById("table").value, players: {} };
+    if (!names.length) return true;
+    // The page's seven colours: a joker may become any of them, held or not.
+    const colours = JSON.parse(box.dataset.colours);
+    const body = { table: document.getElementById("table").value, colours, players: {} };
     for (const name of names) {
       body.players[name] = {};
       for (const [card, count] of Object.entries(players[name])) if (count) body.players[name][card] = count;
@@ -45,7 +53,10 @@
         node.querySelector(".total").textContent = `${score.total} points`;
         node.querySelector(".explain").textContent = result.explain[name].join("\n");
       }
-    } catch (e) { /* the banner says why (e.g. more than 9 cards of a colour) */ }
+      return true;
+    } catch (e) {
+      return false;  // the banner says why (e.g. more than 9 cards of a colour)
+    }
   }
 
   document.getElementById("add-player").addEventListener("click", () => {
@@ -57,4 +68,5 @@
     if (e.key === "Enter") document.getElementById("add-player").click();
   });
   document.getElementById("table").addEventListener("change", rescore);
+  setupcam.followCamera();
 })();

@@ -58,5 +58,19 @@ const setupcam = (() => {
     return response.ok ? response.json() : null;
   }
 
-  return { api, peek, token, showError, hideError, showCamera, SUIT_COLOURS, playerColour };
+  // Pages with no game feed of their own keep the camera line current this way.
+  function followCamera(everyMs = 3000) {
+    const refresh = async () => {
+      try {
+        const state = await peek("/api/state");
+        if (state) showCamera(state.camera);
+      } catch (e) {
+        showCamera({ state: "offline", message: "dashboard lost the server; retrying" });
+      }
+    };
+    refresh();
+    setInterval(refresh, everyMs);
+  }
+
+  return { api, peek, token, showError, hideError, showCamera, followCamera, SUIT_COLOURS, playerColour };
 })();
