@@ -65,13 +65,20 @@ class TurnResult:
         if not self.placed:
             return f"{self.player} placed nothing." + _error_text(self.errors)
         placed = " ".join(str(t) for t in sorted(self.placed.values()))
-        parts = []
+        joined, formed = [], []
         for tile_set in self.sets:
             others = [str(t) for t in tile_set.tiles if t not in self.placed.values()]
-            joined = " ".join(others) if others else "each other"
-            parts.append(f"{joined} ({tile_set.kind.value})")
-        verb = "joins" if len(self.placed) == 1 else "join"
-        account = f"{placed} {verb} " + " and ".join(parts) if parts else f"{placed} forms no set"
+            if others:
+                joined.append(f"{' '.join(others)} ({tile_set.kind.value})")
+            else:  # a set of placed tiles only: name them, not all the tiles placed
+                formed.append(f"{' '.join(map(str, tile_set.tiles))} ({tile_set.kind.value})")
+        single = len(self.placed) == 1
+        what = []
+        if joined:
+            what.append(("joins " if single else "join ") + " and ".join(joined))
+        if formed:
+            what.append("form " + " and ".join(formed))
+        account = f"{placed} " + " and ".join(what) if what else f"{placed} forms no set"
         account += f": {self.points} point{'s' if self.points != 1 else ''}"
         for player, bonus in self.bonus.items():
             squares = " and ".join(self.bonus_squares[player])

@@ -1,7 +1,7 @@
 import pytest
 from conftest import pos
 
-from engine import Seats, Tile, analyse_turn
+from engine import Position, Seats, Tile, analyse_turn
 
 T = Tile.parse
 
@@ -148,3 +148,13 @@ def test_explain_illegal() -> None:
     seats = Seats.parse("S=red,W=green")
     text = analyse_turn(pos("b2=5h"), pos("b2=5h"), seats, "red").explain()
     assert "Illegal: nothing was placed" in text
+
+
+def test_sets_of_placed_tiles_only_are_named_in_the_explanation() -> None:
+    before = Position.from_json({"squares": {"b2": "5h"}})
+    after = Position.from_json(
+        {"squares": {"b2": "5h", "c2": "7c", "c3": "8c", "b3": "1h", "a3": "1s"}}
+    )
+    text = analyse_turn(before, after, Seats.parse("S=red,W=green"), "red").explain()
+    assert text.startswith("1♥ 1♠ 7♣ 8♣ form 7♣ 8♣ (run) and 1♥ 1♠ (same value): 4 points")
+    assert "each other" not in text
