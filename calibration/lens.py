@@ -142,8 +142,9 @@ def detect_charuco(
     return obj.reshape(-1, 3).astype(np.float32), img.reshape(-1, 2).astype(np.float32)
 
 
-def calibrate_lens(images: Sequence[np.ndarray]) -> LensResult:
-    """Calibrate the camera from photos of the printed target (all the same size).
+def calibrate_lens(images: Sequence[np.ndarray], names: Sequence[str] = ()) -> LensResult:
+    """Calibrate the camera from photos of the printed target (all the same size);
+    ``names`` (the files) name the photos in the verdict, else they are numbered.
 
     >>> result = calibrate_lens(photos)  # doctest: +SKIP
     >>> result.level, round(result.rms, 2)  # doctest: +SKIP
@@ -187,7 +188,8 @@ def calibrate_lens(images: Sequence[np.ndarray]) -> LensResult:
     max_tilt = max(tilts)
     errors = iter(np.ravel(per_view).tolist())
     view_errors = tuple(next(errors) if u else math.nan for u in used)
-    level, verdict = _verdict(float(rms), n_used, n_all, max_tilt, view_errors)
+    names = list(names) or [f"#{i + 1}" for i in range(n_all)]
+    level, verdict = _verdict(float(rms), n_used, n_all, max_tilt, view_errors, names)
     return LensResult(
         matrix,
         np.ravel(dist),
@@ -208,7 +210,12 @@ def _tilt_deg(rvec: np.ndarray) -> float:
 
 
 def _verdict(
-    rms: float, n_used: int, n_all: int, max_tilt: float, view_errors: tuple[float, ...]
+    rms: float,
+    n_used: int,
+    n_all: int,
+    max_tilt: float,
+    view_errors: tuple[float, ...],
+    names: Sequence[str],
 ) -> tuple[str, str]:
     summary = f"reprojection error {rms:.2f} px over {n_used} of {n_all} photos"
     if max_tilt < MIN_TILT_DEG:
@@ -225,7 +232,7 @@ def _verdict(
         (e, i) for i, e in enumerate(view_errors) if not math.isnan(e) and e > 1.5 * rms
     )[::-1][:3]
     hint = (
-        "photos " + ", ".join(f"#{i + 1} ({e:.1f} px)" for e, i in worst) + " fit worst"
+        "photos " + ", ".join(f"{names[i]} ({e:.1f} px)" for e, i in worst) + " fit worst"
         if worst
         else "keep the target flat and the photos sharp"
     )

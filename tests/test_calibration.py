@@ -767,6 +767,18 @@ def test_cli_lens_and_targets(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "good" in printed and "rms" in printed
     assert load_calibration(out).camera_matrix[0][0] == pytest.approx(700, rel=0.03)
+    # Face-on photos cannot vouch for a lens model: nothing is written without
+    # --keep-anyway, and the file already there is kept.
+    flat = []
+    for i in range(5):
+        path = tmp_path / f"flat{i}.png"
+        cv2.imwrite(str(path), charuco_view(rng, k, None, size, tilt_range=(0, 4)))
+        flat.append(str(path))
+    before = out.read_bytes()
+    assert main(["calibrate", "lens", *flat, "--out", str(out)]) == 1
+    assert "nothing written" in capsys.readouterr().out and out.read_bytes() == before
+    assert main(["calibrate", "lens", *flat, "--out", str(out), "--keep-anyway"]) == 1
+    assert "wrote" in capsys.readouterr().out and out.read_bytes() != before
     assert main(["calibrate", "target", "--out", str(tmp_path / "t.pdf")]) == 0
     assert main(["calibrate", "markers", "--out", str(tmp_path / "m.png")]) == 0
     assert main(["calibrate", "target", "--out", str(tmp_path / "t.gif")]) == 2

@@ -35,6 +35,11 @@ def register(subparsers: Any) -> None:
     lens = sub.add_parser("lens", help="calibrate the lens from photos of the printed target")
     lens.add_argument("images", nargs="+", metavar="IMAGE", help="10-15 photos of the target")
     lens.add_argument("--out", required=True, help="calibration JSON to write")
+    lens.add_argument(
+        "--keep-anyway",
+        action="store_true",
+        help="write the calibration even when the photos call for a retake",
+    )
     lens.set_defaults(handler=_lens)
 
     board = sub.add_parser("board", help="find the board in a photo and save its corners")
@@ -98,7 +103,7 @@ def _lens(args: argparse.Namespace) -> int:
         )
     images = [read_image(p) for p in args.images]
     try:
-        result = calibrate_lens(images)
+        result = calibrate_lens(images, [str(p) for p in args.images])
     except ValueError as err:
         raise UsageError(str(err)) from None
     for path, used, error in zip(args.images, result.used, result.view_errors, strict=True):
@@ -108,9 +113,17 @@ def _lens(args: argparse.Namespace) -> int:
         # Nothing was written: the photos could not make a calibration, which is bad input.
         raise UsageError(" ".join(result.verdict.split()))
     print(result.verdict)
-    save_calibration(result.to_calibration(), out)
     k = result.camera_matrix
-    print(f"rms {result.rms:.3f} px, fx {k[0][0]:.1f} fy {k[1][1]:.1f}; wrote {out}")
+    fitted = f"rms {result.rms:.3f} px, fx {k[0][0]:.1f} fy {k[1][1]:.1f}"
+    if not result.ok and not args.keep_anyway:
+        # A lens model the photos cannot vouch for would bend every later reading.
+        print(
+            f"{fitted}; nothing written to {out} (a file there is as it was): retake the "
+            "photos, or add --keep-anyway to write this calibration"
+        )
+        return 1
+    save_calibration(result.to_calibration(), out)
+    print(f"{fitted}; wrote {out}")
     return 0 if result.ok else 1
 
 
