@@ -35,6 +35,13 @@ def test_game_flow_in_the_browser(tmp_path: Path) -> None:
         page.click("#new-game-button")
         page.fill("input[name=N]", "")
         page.fill("input[name=E]", "")
+        # A mistake is said in the dialog, which stays open to fix it.
+        page.check("input[name=teams]")
+        page.click("#new-game-submit")
+        assert "name two of the four players" in page.inner_text("#new-game-error")
+        assert page.locator("#new-game-dialog[open]").count() == 1
+        page.uncheck("input[name=teams]")
+        page.fill("input[name=W]", "Green")  # written as the dashboard draws it: green
         page.click("#new-game-submit")
         page.wait_for_selector("#scoreboard tr[data-player=green]")
         assert page.locator("[data-tile='5♥']").count() == 1

@@ -192,7 +192,8 @@
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
-      button.textContent = `Game ${g.id}: ${g.players.join(", ")}, ${g.turns} turn${g.turns === 1 ? "" : "s"}`;
+      const started = new Date(g.created_at).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      button.textContent = `Game ${g.id} (${started}): ${g.players.join(", ")}, ${g.turns} turn${g.turns === 1 ? "" : "s"}`;
       button.addEventListener("click", async () => {
         try { await setupcam.api("POST", `/api/games/${g.id}/resume`, {}); } catch (e) { /* banner */ }
         $("new-game-dialog").close();
@@ -205,11 +206,19 @@
     if (e.submitter && e.submitter.value === "cancel") return;
     const f = e.target;
     const seats = {};
-    for (const edge of ["S", "W", "N", "E"]) if (f[edge].value.trim()) seats[edge] = f[edge].value.trim();
+    // Colours as the dashboard draws them ("Red" would be a grey pawn).
+    for (const edge of ["S", "W", "N", "E"]) if (f[edge].value.trim()) seats[edge] = f[edge].value.trim().toLowerCase();
+    // A mistake in the form is said in the dialog, which stays open to fix it.
+    const refuse = (message) => { e.preventDefault(); $("new-game-error").textContent = message; $("new-game-error").hidden = false; };
+    $("new-game-error").hidden = true;
+    if (Object.keys(seats).length < 2) return refuse("A game needs 2 to 4 players: give the colour of each player's edge.");
     let teams = null;
     if (f.teams.checked) {
-      const a = f.team_a.value.split("+").map((s) => s.trim());
+      const a = f.team_a.value.split("+").map((s) => s.trim().toLowerCase()).filter(Boolean);
       const b = Object.values(seats).filter((c) => !a.includes(c));
+      if (a.length !== 2 || b.length !== 2 || !a.every((c) => Object.values(seats).includes(c))) {
+        return refuse("Teams: name two of the four players as partners, e.g. red+yellow; the other two are the second team.");
+      }
       teams = [a, b];
     }
     try {
