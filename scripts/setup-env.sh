@@ -23,7 +23,15 @@ extras=""
 stamp=".venv/.setupcam-installed${extras}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setupcam: installing Python packages${extras:+ with $extras} (first run only; a few minutes)"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras}"
+  # pip's and setuptools' notices (an editable install's backend warning) go to a log,
+  # shown only if the install fails.
+  log=.venv/pip-install.log
+  if ! { .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+         .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras}"; } \
+       >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setupcam: installing the Python packages failed (the log above is in $log)" >&2
+    exit 1
+  fi
   touch "$stamp"
 fi

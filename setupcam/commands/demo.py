@@ -17,7 +17,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "game and Swap, and answer the app's questions, as people at the table would.",
     )
     parser.add_argument("--seed", type=seed, default=0, help="first simulated game's seed")
-    parser.add_argument("--players", default="S=red,W=green,N=yellow,E=purple", help="seats")
+    parser.add_argument(
+        "--players",
+        default="S=red,W=green,N=yellow,E=purple",
+        help="colour at each edge of the simulated table, e.g. S=red,N=green (2-4 players)",
+    )
     parser.add_argument("--no-hands", action="store_true", help="tiles appear without hands")
     parser.add_argument("--style", help="tile art family of the simulated table")
     parser.add_argument("--db", help="game database (default: a fresh one for the demo)")

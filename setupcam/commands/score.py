@@ -25,8 +25,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Compare two positions and print the turn as JSON: placed tiles, "
         "legality, sets, points and other players' bonus points.",
     )
-    parser.add_argument("before", help="position JSON file before the turn")
-    parser.add_argument("after", help="position JSON file after the turn")
+    parser.add_argument("before", help="the board before the turn: position JSON file or photo")
+    parser.add_argument("after", help="the board after the turn: position JSON file or photo")
     parser.add_argument("--seats", required=True, help="colour at each edge, e.g. S=red,W=green")
     parser.add_argument("--active", required=True, metavar="COLOUR", help="the player who moved")
     parser.add_argument("--layout", help="a layout JSON file (default: setup-standard)")
