@@ -284,6 +284,36 @@ def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  
     assert all(("move the camera closer" in m) == advised for m in watching)
 
 
+@pytest.mark.parametrize("corners_off", [False, True])
+def test_status_says_when_corners_off_the_board_read_every_square_covered(corners_off) -> None:  # type: ignore[no-untyped-def]
+    class OffTheBoard(TruthReader):
+        """Reads the table around the board, as corners set off it do: "hands"."""
+
+        def read_board(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            readings = super().read_board(*args, **kwargs)
+            p = np.full(len(LABELS), 0.001)
+            p[COVERED] = 1 - 0.001 * (len(LABELS) - 1)
+            return {s: Reading("covered", float(p[COVERED]), p) for s in readings}
+
+    source = SimulatedTableSource(3, realtime=False, games=1, max_turns=1, hands=False)
+    reader = OffTheBoard(3) if corners_off else TruthReader(3)
+    statuses: list[dict] = []
+    frames = iter(source)
+    first = next(frames)
+    calibration = Calibration(
+        (first.image.shape[1], first.image.shape[0]),
+        board_corners=first.truth.board_corners_distorted,
+    )
+    pipeline = LivePipeline(reader, calibration=calibration)  # type: ignore[arg-type]
+    runner = PipelineRunner(source, pipeline, on_status=statuses.append)
+    for frame in [first, *itertools.islice(frames, 40)]:
+        reader.truth = frame.truth
+        runner.step(frame)
+    assert pipeline.stability.current_view is not None
+    said = "the corners miss it" in statuses[-1].get("advice", "")
+    assert said == corners_off
+
+
 @pytest.mark.parametrize(("confidence", "told"), [(0.995, False), (0.9, True)])
 def test_status_says_when_many_tiles_stay_unread(confidence, told) -> None:  # type: ignore[no-untyped-def]
     # A reader sure of every square, or one that leaves every square below its

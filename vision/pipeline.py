@@ -47,6 +47,11 @@ part of the table (a cup, a shadow, a border that looked different when the stea
 view was taken), not as an arm: the border's reference picture is taken anew."""
 
 
+COVERED_SHARE = 0.75
+"""A steady view reading this share of its squares as under a hand is taken for
+corners off the board: hands over the board keep it from being steady at all."""
+
+
 class GameLink(Protocol):
     """What the pipeline needs from the game: the context to decode against, and
     somewhere to send its decisions (the session, or the evaluation harness)."""
@@ -230,6 +235,21 @@ class LivePipeline:
     def unread_advice(self) -> str | None:
         """A hint for the players when the recent steady views left many tiles "?"."""
         return self.unread.advice(enrolled=self.recognizer.enrollment is not None)
+
+    def covered_advice(self) -> str | None:
+        """A hint when a steady view, with nothing moving over the board, reads most
+        squares as under a hand: corners set off the board read the table around it."""
+        view = self.stability.current_view
+        if view is None:
+            return None
+        covered = sum(int(np.argmax(p)) == COVERED for p in view.probabilities.values())
+        if covered < COVERED_SHARE * len(view.probabilities):
+            return None
+        return (
+            "most squares look covered though nothing moves over them: if no hand is on "
+            "the board, the corners miss it (drag them onto its corners on the Calibrate "
+            "page)"
+        )
 
     def _second_look(self, view: StableView, image: np.ndarray, corners: np.ndarray) -> StableView:
         """A steady view is what gets decided, so it is worth a closer look: the squares
@@ -482,7 +502,11 @@ class PipelineRunner:
         if status.get("state") == "tracking" and report.location and not report.obstructed:
             # Said while the set-up can still be fixed: suits misread on a small board,
             # many tiles unread (a set never enrolled, a smeared picture).
-            advice = small_board_advice(report.location.corners) or self.pipeline.unread_advice()
+            advice = (
+                small_board_advice(report.location.corners)
+                or self.pipeline.covered_advice()
+                or self.pipeline.unread_advice()
+            )
             if advice is not None:
                 status["message"] += f"; {advice}"
                 status["advice"] = advice  # the dashboard marks the camera line for it
