@@ -46,6 +46,11 @@ def test_rulebook_example_tapped_in() -> None:
         page.press("#new-player", "Enter")
         page.locator("[data-player=bea] [data-card='joker'] .add").click()
         page.wait_for_selector("[data-player=bea] .total:has-text('1 points')")
+        # A reload (a phone that locked mid-count) keeps the counts.
+        page.reload()
+        page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
+        assert page.inner_text("[data-player=andrzej] [data-card=green] .count") == "9"
+        assert page.locator("[data-player=bea]").count() == 1
 
 
 def test_score_api_errors() -> None:

@@ -200,8 +200,19 @@ def test_calibration_endpoints(client: FlaskClient) -> None:
 
 def test_without_camera(session: GameSession) -> None:
     client = create_app(session, None, testing=True).test_client()
-    assert client.get("/api/calibration").status_code == 400
+    # The server's state, not the request's fault: a conflict, as on the Enrol routes.
+    assert client.get("/api/calibration").status_code == 409
+    assert client.post("/api/enrollment/start", json={}).status_code == 409
     assert client.get("/frame.jpg").status_code == 404
+
+
+def test_requests_without_arguments_refuse_mistaken_ones(session: GameSession) -> None:
+    client = create_app(session, None, testing=True).test_client()
+    assert client.post("/api/undo", json=[1]).status_code == 400
+    response = client.post("/api/games/1/resume", json={"x": 1})
+    assert response.status_code == 400 and "takes no arguments, not 'x'" in response.json["error"]
+    response = client.post("/api/games", json={"seats": {"S": "red", "N": "green"}, "options": []})
+    assert response.status_code == 400 and "options" in response.json["error"]
 
 
 def test_frames_and_events(client: FlaskClient) -> None:

@@ -67,12 +67,19 @@ def _session() -> GameSession:
 def _camera() -> CameraControl:
     camera: CameraControl | None = current_app.extensions["setupcam.camera"]
     if camera is None:
-        raise BadRequest("no camera is connected to this dashboard")
+        raise Conflict("no camera is connected to this dashboard")
     return camera
 
 
 def _body() -> dict[str, Any]:
     return request_object()
+
+
+def _no_body() -> None:
+    """For a request that takes no arguments: ``{}`` or nothing, and no mistaken keys."""
+    body = _body()
+    if body:
+        raise BadRequest(f"this request takes no arguments, not {', '.join(map(repr, body))}")
 
 
 def _position(data: Any, where: str) -> Position:
@@ -93,7 +100,7 @@ def games() -> Any:
 @api.post("/games/<int:game_id>/resume")
 def resume_game(game_id: int) -> Any:
     """Go back to an earlier game (the one in progress is set aside, resumable too)."""
-    _body()  # {} or nothing: anything else is a mistake
+    _no_body()
     if game_id > MAX_GAME_ID:
         raise BadRequest(f"there is no game {game_id}")
     _session().resume(game_id)
@@ -107,7 +114,8 @@ def new_game() -> Any:
     seats = Seats.from_json(body.get("seats"))
     teams_data = body.get("teams")
     teams = None if not teams_data else Teams.from_pairs(teams_data, seats)
-    options = body.get("options") or {}
+    options = body.get("options")
+    options = {} if options is None else options
     if not isinstance(options, dict) or not isinstance(options.get("equal_turns", False), bool):
         raise BadRequest("options.equal_turns must be true or false")
     start_data = body.get("start")
@@ -145,6 +153,7 @@ def swap() -> Any:
 
 @api.post("/undo")
 def undo() -> Any:
+    _no_body()
     turn = _session().undo()
     return jsonify(
         undone={"player": turn.player, "action": turn.action.value}, state=_session().state_json()

@@ -134,6 +134,8 @@
 
   function renderEnding() {
     const box = $("game-over");
+    // No swap once the game is over (or before it starts); undo stays, to reopen it.
+    $("swap-button").disabled = Boolean(state.ending) || state.status === "no game";
     if (!state.ending) { box.hidden = true; return; }
     $("game-over-title").textContent = `${state.ending.winner} wins!`;
     $("game-over-reason").textContent = `${state.ending.reason}. Game over after turn ${state.ending.after_turn}.`;
