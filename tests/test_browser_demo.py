@@ -114,6 +114,7 @@ def test_enrol_page_on_the_demo_learns_the_simulated_set(tmp_path: Path) -> None
         result = page.inner_text("#enrol-result-text")
         assert "show 60/60 squares as planned" in result
         assert "setupcam-demo-" in result
+        assert page.inner_text("#enrol-start") == "Enrol again"
         page.screenshot(path=str(tmp_path / "enrol.png"), full_page=True)
     assert "Traceback" not in demo.output
     assert not (home / "enrollment.npz").exists()  # the user's own place is left alone

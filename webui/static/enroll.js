@@ -13,9 +13,11 @@
     const taken = state.taken.filter(Boolean).length;
     $("enrol-status").textContent =
       (state.enrolled ? "The table is read with an enrolled set. " : "No tile set enrolled yet. ") +
-      (!state.active && taken ? `${taken} of ${state.plan.length} photos taken are kept: press Start to go on. ` : "") +
+      (!state.active && taken ? `${taken} of ${state.plan.length} photos taken are kept: press Go on. ` : "") +
       (state.simulated ? "This is the demo's simulated table: its players lay each photo out for you." : "");
     $("enrol-start").hidden = state.active;
+    // Once a set is learnt, starting again means photographing it anew.
+    $("enrol-start").textContent = taken ? "Go on" : state.enrolled ? "Enrol again" : "Start";
     $("enrol-close").hidden = !state.active;
     $("enrol-steps").hidden = !state.active;
     const live = $("enrol-live");
