@@ -261,24 +261,32 @@ def test_a_new_game_turns_the_board_to_the_seats() -> None:
     assert Position.from_json(runner.current_reading()) == frame.truth.position
 
 
-@pytest.mark.parametrize(("resolution", "advised"), [((1920, 1080), False), ((480, 270), True)])
-def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  # type: ignore[no-untyped-def]
+def still_table_statuses(  # type: ignore[no-untyped-def]
+    reader: TruthReader, frames: int, resolution: tuple[int, int] = (1280, 720)
+):
+    """The camera lines of the first ``frames`` frames of a table with no hands, its
+    board registered from the true corners; and the pipeline."""
     source = SimulatedTableSource(
         3, realtime=False, games=1, max_turns=1, hands=False, resolution=resolution
     )
-    reader = TruthReader(3)
     statuses: list[dict] = []
-    frames = iter(source)
-    first = next(frames)
+    shown = iter(source)
+    first = next(shown)
     calibration = Calibration(
         (first.image.shape[1], first.image.shape[0]),
         board_corners=first.truth.board_corners_distorted,
     )
     pipeline = LivePipeline(reader, calibration=calibration)  # type: ignore[arg-type]
     runner = PipelineRunner(source, pipeline, on_status=statuses.append)
-    for frame in [first, *itertools.islice(frames, 5)]:
+    for frame in [first, *itertools.islice(shown, frames - 1)]:
         reader.truth = frame.truth
         runner.step(frame)
+    return statuses, pipeline
+
+
+@pytest.mark.parametrize(("resolution", "advised"), [((1920, 1080), False), ((480, 270), True)])
+def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  # type: ignore[no-untyped-def]
+    statuses, _ = still_table_statuses(TruthReader(3), 6, resolution)
     watching = [s["message"] for s in statuses if s.get("state") == "tracking"]
     assert watching
     assert all(("move the camera closer" in m) == advised for m in watching)
@@ -295,20 +303,7 @@ def test_status_says_when_corners_off_the_board_read_every_square_covered(corner
             p[COVERED] = 1 - 0.001 * (len(LABELS) - 1)
             return {s: Reading("covered", float(p[COVERED]), p) for s in readings}
 
-    source = SimulatedTableSource(3, realtime=False, games=1, max_turns=1, hands=False)
-    reader = OffTheBoard(3) if corners_off else TruthReader(3)
-    statuses: list[dict] = []
-    frames = iter(source)
-    first = next(frames)
-    calibration = Calibration(
-        (first.image.shape[1], first.image.shape[0]),
-        board_corners=first.truth.board_corners_distorted,
-    )
-    pipeline = LivePipeline(reader, calibration=calibration)  # type: ignore[arg-type]
-    runner = PipelineRunner(source, pipeline, on_status=statuses.append)
-    for frame in [first, *itertools.islice(frames, 40)]:
-        reader.truth = frame.truth
-        runner.step(frame)
+    statuses, pipeline = still_table_statuses(OffTheBoard(3) if corners_off else TruthReader(3), 41)
     assert pipeline.stability.current_view is not None
     said = "the corners miss it" in statuses[-1].get("advice", "")
     assert said == corners_off
