@@ -66,14 +66,24 @@
     svg.replaceChildren();
     const NS = "http://www.w3.org/2000/svg";
     const turns = state.turns;
-    const W = 300, H = 120, pad = 14;
+    const W = 300, H = 120, pad = 14, left = 24;
     const top = Math.max(state.finish_line || 10, ...state.players.map((p) => p.score));
-    const x = (i) => pad + (W - 2 * pad) * (turns.length ? i / turns.length : 0);
+    const x = (i) => left + (W - left - pad) * (turns.length ? i / turns.length : 0);
     const y = (v) => H - pad - (H - 2 * pad) * (v / top);
     const line = document.createElementNS(NS, "line");
-    Object.entries({ x1: pad, x2: W - pad, y1: y(state.finish_line || top), y2: y(state.finish_line || top), class: "finish" })
+    Object.entries({ x1: left, x2: W - pad, y1: y(state.finish_line || top), y2: y(state.finish_line || top), class: "finish" })
       .forEach(([k, v]) => line.setAttribute(k, v));
     svg.appendChild(line);
+    // Scale: points up the side (0 and the finish line), turns along the bottom.
+    const label = (text, lx, ly, anchor) => {
+      const t = document.createElementNS(NS, "text");
+      Object.entries({ x: lx, y: ly, class: "chart-label", "text-anchor": anchor }).forEach(([k, v]) => t.setAttribute(k, v));
+      t.textContent = text;
+      svg.appendChild(t);
+    };
+    label("0", left - 4, y(0) + 3, "end");
+    label(String(state.finish_line || top), left - 4, y(state.finish_line || top) + 3, "end");
+    label(turns.length ? `turn ${turns.length}` : "no turn yet", W - pad, H - 2, "end");
     for (const p of state.players) {
       const points = [[x(0), y(0)], ...turns.map((t, i) => [x(i + 1), y(t.scores[p.colour])])];
       const path = document.createElementNS(NS, "polyline");
