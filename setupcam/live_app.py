@@ -62,6 +62,7 @@ class SessionLink:
                 player,
                 state.setup.options.max_tiles,
                 game=self.session.game_id,
+                turns=len(self.session.record.turns) if self.session.record else 0,
             )
 
     def on_decision(self, decision: Decision) -> None:

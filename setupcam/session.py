@@ -156,7 +156,12 @@ class GameSession:
             self.pending = None
             self._set_record(game_id, record.with_turn(turn))
             assert self.state is not None
-            return self.state.outcomes[-1]
+            outcome = self.state.outcomes[-1]
+            if not outcome.counted:
+                # An illegal play is taken back, but its tiles lie on the table until
+                # the players lift them: that board is not the next player's play.
+                self.dismissed.add(position)
+            return outcome
 
     def swap(self, player: str | None = None) -> TurnOutcome:
         """Record a swap (the board does not change) by ``player`` or whoever is next."""
@@ -180,12 +185,7 @@ class GameSession:
             self.store.set_status(game_id, "playing")
             self.pending = None
             self._set_record(game_id, record.without_last_turn())
-            undone = record.turns[-1]
-            if undone.position is not None:
-                # The table still shows the turn until the players take its tiles back:
-                # that board is no play, or the camera would record the turn again.
-                self.dismissed.add(undone.position)
-            return undone
+            return record.turns[-1]
 
     def correct(self, square: str, tile: Tile | None, turn_number: int | None = None) -> int:
         """Say what really lies on ``square`` after turn ``turn_number``: 0 is the starting

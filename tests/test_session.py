@@ -56,19 +56,31 @@ def test_undo_keeps_a_copy(tmp_path: Path) -> None:
         session.undo()
 
 
-def test_an_undone_turn_is_not_recorded_again_from_the_board_still_showing_it() -> None:
+def test_an_illegal_play_is_not_proposed_again_for_the_next_player() -> None:
+    from setupcam.live_app import SessionLink
+    from vision.decoder import Decision
+
+    session = new_session()
+    session.play(pos("b2=5h d3=9c"))  # 9♣ joins nothing: illegal, taken back
+    assert session.state is not None and session.state.position == pos("b2=5h")
+    link = SessionLink(session)
+    # Its tiles still lie on the table: green has not played them.
+    link.on_decision(Decision("play", pos("b2=5h d3=9c"), 0.99))
+    assert session.record is not None and len(session.record.turns) == 1
+    # Green's own play is read as ever.
+    link.on_decision(Decision("play", pos("b2=5h c2=6h"), 0.99))
+    assert [t.player for t in session.record.turns] == ["red", "green"]
+
+
+def test_a_turn_undone_by_mistake_is_recorded_again_when_seen_again() -> None:
     from setupcam.live_app import SessionLink
     from vision.decoder import Decision
 
     session = new_session()
     session.play(pos("b2=5h c2=6h"))
     session.undo()
-    link = SessionLink(session)
-    link.on_decision(Decision("play", pos("b2=5h c2=6h"), 0.99))
-    assert session.record is not None and session.record.turns == ()
-    # Once the players change the board, it is read as ever.
-    link.on_decision(Decision("play", pos("b2=5h c2=6h c3=7h"), 0.99))
-    assert len(session.record.turns) == 1
+    SessionLink(session).on_decision(Decision("play", pos("b2=5h c2=6h"), 0.99))
+    assert session.record is not None and len(session.record.turns) == 1
 
 
 def test_correction_rederives_later_scores() -> None:

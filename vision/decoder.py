@@ -68,6 +68,8 @@ class GameContext:
     game: int | None = None
     """Which game this is: another game (resumed or started on the dashboard) is not
     a move in this one."""
+    turns: int = 0
+    """How many turns the game has recorded: fewer than before is a turn undone."""
 
 
 @dataclass(frozen=True)

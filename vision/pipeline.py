@@ -373,12 +373,14 @@ class LivePipeline:
         context = self.link.context()
         if context is None or (new_view is None and context == self._decided):
             return None
-        game_changed = self._decided is not None and context.game != self._decided.game
+        before = self._decided
         self._decided = context
-        if new_view is None and game_changed:
-            # The board in view belongs to the game before (the players have yet to lay
-            # out the one resumed): the next steady view is this game's.
-            return None
+        if new_view is None and before is not None:
+            if context.game != before.game or context.turns < before.turns:
+                # The board in view belongs to the game before (the players have yet to
+                # lay out the one resumed), or still shows the turn undone (the players
+                # have yet to lift its tiles): the next steady view is decided.
+                return None
         decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
         self.last_decision = decision
         if decision.kind != "unchanged":
