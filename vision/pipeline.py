@@ -375,12 +375,14 @@ class LivePipeline:
             return None
         before = self._decided
         self._decided = context
-        if new_view is None and before is not None:
-            if context.game != before.game or context.turns < before.turns:
-                # The board in view belongs to the game before (the players have yet to
-                # lay out the one resumed), or still shows the turn undone (the players
-                # have yet to lift its tiles): the next steady view is decided.
-                return None
+        went_back = before is not None and (
+            context.game != before.game or context.turns < before.turns
+        )
+        if new_view is None and went_back:
+            # The board in view belongs to the game before (the players have yet to lay
+            # out the one resumed), or still shows the turn undone (the players have yet
+            # to lift its tiles): the next steady view is decided.
+            return None
         decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
         self.last_decision = decision
         if decision.kind != "unchanged":
