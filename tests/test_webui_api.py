@@ -289,3 +289,15 @@ def test_a_correction_names_the_tile_or_null(body: dict) -> None:
     answer = client.post("/api/correct", json=body)
     assert answer.status_code == 400 and "null for an empty square" in answer.get_json()["error"]
     assert session.state.position["b2"] is not None and session.store.corrections(1) == []
+
+
+def test_new_game_waits_for_a_steady_view_of_the_board(session: GameSession) -> None:
+    camera = FakeCamera()
+    client = create_app(session, camera, testing=True).test_client()
+    camera.current_reading = lambda seats=None: None  # type: ignore[method-assign]
+    response = client.post("/api/games", json={"seats": {"S": "red", "W": "green"}})
+    assert response.status_code == 409 and "no steady view" in response.json["error"]
+    assert session.game_id is None  # no game with an empty start
+    # Given by hand, the start needs no camera.
+    given = {"seats": {"S": "red", "W": "green"}, "start": {"squares": {"b2": "5h"}}}
+    assert client.post("/api/games", json=given).status_code == 201

@@ -120,8 +120,14 @@ def new_game() -> Any:
         raise BadRequest("options.equal_turns must be true or false")
     start_data = body.get("start")
     if start_data is None:
-        reading = current_app.extensions["setupcam.camera"]
-        seen = reading.current_reading(seats) if reading is not None else None
+        camera = current_app.extensions["setupcam.camera"]
+        seen = camera.current_reading(seats) if camera is not None else None
+        if camera is not None and seen is None:
+            # An empty start would make every tile on the board the first player's.
+            raise Conflict(
+                "the camera has no steady view of the board yet (hands over it, or the "
+                "board not found): press New game again once the board is clear and still"
+            )
         start = Position.from_json(seen) if seen else Position.empty()
     else:
         start = Position.from_json(start_data, origin="start")
