@@ -61,16 +61,29 @@ class TurnResult:
         }
 
     def explain(self) -> str:
-        """A human-readable account, e.g. ``4♥ joins 5♥ 6♥ (run) ...: 5 points``."""
+        """A human-readable account, e.g. ``4♥ joins 5♥ 6♥ (run) ...: 5 points``.
+
+        An illegal play scores nothing and is taken back; the account says so first,
+        then what the tiles would make as placed, set by set."""
         if not self.placed:
             return f"{self.player} placed nothing." + _error_text(self.errors)
         placed = " ".join(str(t) for t in sorted(self.placed.values()))
+        points = f"{self.points} point{'s' if self.points != 1 else ''}"
+        if self.errors:
+            account = f"{placed}: illegal, so it scores nothing and is taken back: "
+            account += "; ".join(self.errors) + "."
+            if self.sets:
+                account += f" As placed, the tiles would make {points}: "
+                account += "; ".join(self._set_by_set()) + "."
+            return account
         joined, formed = [], []
         for tile_set in self.sets:
             others = [str(t) for t in tile_set.tiles if t not in self.placed.values()]
             if others:
                 joined.append(f"{' '.join(others)} ({tile_set.kind.value})")
-            else:  # a set of placed tiles only: name them, not all the tiles placed
+            elif len(tile_set.tiles) == len(self.placed):
+                formed.append(f"a set ({tile_set.kind.value})")
+            else:  # some of the placed tiles only: name them
                 formed.append(f"{' '.join(map(str, tile_set.tiles))} ({tile_set.kind.value})")
         single = len(self.placed) == 1
         what = []
@@ -79,12 +92,26 @@ class TurnResult:
         if formed:
             what.append("form " + " and ".join(formed))
         account = f"{placed} " + " and ".join(what) if what else f"{placed} forms no set"
-        account += f": {self.points} point{'s' if self.points != 1 else ''}"
+        account += f": {points}"
         for player, bonus in self.bonus.items():
             squares = " and ".join(self.bonus_squares[player])
             verb = "scores" if len(self.bonus_squares[player]) == 1 else "score"
             account += f"; {player}'s {squares} {verb}: +{bonus} bonus for {player}"
-        return account + "." + _error_text(self.errors)
+        return account + "."
+
+    def _set_by_set(self) -> list[str]:
+        """Each set in words: the tiles placed in it, and the tiles they join."""
+        words = []
+        for tile_set in self.sets:
+            mine = [str(t) for t in tile_set.tiles if t in self.placed.values()]
+            others = [str(t) for t in tile_set.tiles if t not in self.placed.values()]
+            kind = tile_set.kind.value
+            if not others:
+                words.append(f"{' '.join(mine)} form a set ({kind})")
+            else:
+                verb = "joins" if len(mine) == 1 else "join"
+                words.append(f"{' '.join(mine)} {verb} {' '.join(others)} ({kind})")
+        return words
 
 
 def _error_text(errors: tuple[str, ...]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -82,6 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args)
+    except BrokenPipeError:
+        # The reader went away (`| head`): what it wanted it has; say nothing more.
+        # Python flushes stdout again at exit, so point it where that cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, ValueError, OSError) as err:
         print(f"setupcam {args.command}: error: {_one_line(err)}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -146,7 +146,7 @@ def test_replay_of_the_example_game(capsys: pytest.CaptureFixture[str]) -> None:
     example = Path(__file__).parents[1] / "examples" / "game-three-players.json"
     assert main(["replay", str(example), "--explain"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Turn 1: ")
+    assert out.startswith("Turn 1 (red): ")
     assert "Game over after turn" in out
 
 

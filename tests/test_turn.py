@@ -150,11 +150,21 @@ def test_explain_illegal() -> None:
     assert "Illegal: nothing was placed" in text
 
 
-def test_sets_of_placed_tiles_only_are_named_in_the_explanation() -> None:
+def test_an_illegal_play_says_it_scores_nothing_before_what_it_would_make() -> None:
     before = Position.from_json({"squares": {"b2": "5h"}})
     after = Position.from_json(
         {"squares": {"b2": "5h", "c2": "7c", "c3": "8c", "b3": "1h", "a3": "1s"}}
     )
     text = analyse_turn(before, after, Seats.parse("S=red,W=green"), "red").explain()
-    assert text.startswith("1♥ 1♠ 7♣ 8♣ form 7♣ 8♣ (run) and 1♥ 1♠ (same value): 4 points")
-    assert "each other" not in text
+    assert text.startswith("1♥ 1♠ 7♣ 8♣: illegal, so it scores nothing and is taken back: ")
+    assert text.endswith(
+        "As placed, the tiles would make 4 points: 7♣ 8♣ form a set (run); 1♥ 1♠ form a "
+        "set (same value)."
+    )
+    assert "+1 bonus" not in text  # an illegal play pays no bonus either
+
+
+def test_an_illegal_play_is_explained_set_by_set() -> None:
+    seats = Seats.parse("S=red,W=green")
+    text = analyse_turn(pos("b2=5h a3=9c"), pos("b2=5h a3=9c c2=6h b3=9s"), seats, "red").explain()
+    assert "6♥ joins 5♥ (run); 9♠ joins 9♣ (same value)" in text

@@ -53,10 +53,8 @@ def final_json(state: GameState) -> dict[str, object]:
 def _print_words(state: GameState) -> None:
     for outcome in state.outcomes:
         scores = ", ".join(f"{p} {s}" for p, s in outcome.scores.items())
-        what = outcome.result.explain() if outcome.result else f"{outcome.turn.player} swapped."
-        if outcome.result and not outcome.result.legal:
-            what += " The play is taken back and scores nothing."
-        print(f"Turn {outcome.number}: {what} Scores: {scores}.")
+        what = outcome.result.explain() if outcome.result else "swapped."
+        print(f"Turn {outcome.number} ({outcome.turn.player}): {what} Scores: {scores}.")
     ending = state.ending
     if ending:
         print(f"Game over after turn {ending.after_turn}: {ending.winner} wins: {ending.reason}.")
