@@ -352,6 +352,10 @@ class GameSession:
                 "correction_turns": {
                     s: _turn_to_correct(self.record, s) for s in setup.layout.squares
                 },
+                "recorded_boards": [
+                    None if n and t.position is None else _board_after(self.record, n).to_json()
+                    for n, t in enumerate((None, *self.record.turns))
+                ],
                 "camera": self.camera_status,
                 "version": self.version,
             }

@@ -78,6 +78,10 @@ def test_game_flow_in_the_browser(tmp_path: Path) -> None:
         # The fix is for the turn that put 9♦ there (green's turn 4), not the last turn.
         assert page.input_value("#correct-turn") == "4"
         assert page.locator("#correct-turn option").count() == 5  # the start and 4 plays
+        assert page.input_value("#correct-form select[name=value]") == "9"  # as recorded
+        page.select_option("#correct-turn", "3")  # before green's 9♦: a2 was empty
+        assert page.input_value("#correct-form select[name=value]") == ""
+        page.select_option("#correct-turn", "4")
         page.select_option("#correct-form select[name=value]", "8")
         page.select_option("#correct-form select[name=suit]", "D")
         page.click("#correct-submit")

@@ -166,22 +166,32 @@
     document.body.dataset.turns = state.turns.length;
   }
 
-  function openCorrection(square, tile) {
+  // The dialog shows the square as recorded after the chosen turn (an illegal play's
+  // tiles are on its recorded board, though the game took them back).
+  function showRecorded(square, turn) {
+    const form = $("correct-form");
+    const board = (state.recorded_boards || [])[turn];
+    const tile = board ? board.squares[square] : null;
+    form.value.value = tile ? tile.slice(0, -1) : "";
+    form.suit.value = tile ? { "★": "X", "♥": "H", "♦": "D", "♣": "C", "♠": "S" }[tile.slice(-1)] : "X";
+  }
+
+  function openCorrection(square) {
     if (!state || state.status === "no game") return;
     const dialog = $("correct-dialog");
     $("correct-square").textContent = square;
     dialog.dataset.square = square;
     const form = $("correct-form");
-    form.value.value = tile ? tile.slice(0, -1) : "";
-    if (tile) form.suit.value = { "★": "X", "♥": "H", "♦": "D", "♣": "C", "♠": "S" }[tile.slice(-1)];
     // Which board the fix is for: by default the turn that put this tile there (the
     // server's own choice), so a later turn's score is not changed by mistake.
     const boards = [["0", "the starting board"]].concat(
       state.turns.filter((t) => t.action === "play").map((t) => [String(t.turn), `turn ${t.turn} (${t.player})`]));
     form.turn.replaceChildren(...boards.map(([value, text]) => new Option(text, value)));
     form.turn.value = String((state.correction_turns || {})[square] ?? 0);
+    showRecorded(square, Number(form.turn.value));
     dialog.showModal();
   }
+  $("correct-turn").addEventListener("change", () => showRecorded($("correct-dialog").dataset.square, Number($("correct-turn").value)));
 
   $("correct-form").addEventListener("submit", async (e) => {
     if (e.submitter && e.submitter.value === "cancel") return;
