@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import signal
 import socket
 import sqlite3
 import threading
@@ -347,12 +348,19 @@ def announce(host: str, port: int, token: str | None) -> str:
     return f"setupcam dashboard: {url}  (Ctrl-C to stop; the game is saved at every turn)"
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_until_interrupted(live: LiveApp, host: str, port: int) -> int:
     try:
         server = live.make_server(host, port)
     except OSError as err:
         raise OSError(err.errno, f"cannot listen on {host}:{port} ({err.strerror})") from None
     print(announce(host, port, live.token), flush=True)
+    if threading.current_thread() is threading.main_thread():
+        # `kill` (a service manager stopping the app) stops it as Ctrl-C does.
+        signal.signal(signal.SIGTERM, _interrupt)
     live.runner.start()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -777,7 +777,7 @@ def test_cli_lens_and_targets(tmp_path, capsys):
     before = out.read_bytes()
     assert main(["calibrate", "lens", *flat, "--out", str(out)]) == 1
     assert "nothing written" in capsys.readouterr().out and out.read_bytes() == before
-    assert main(["calibrate", "lens", *flat, "--out", str(out), "--keep-anyway"]) == 1
+    assert main(["calibrate", "lens", *flat, "--out", str(out), "--keep-anyway"]) == 0
     assert "wrote" in capsys.readouterr().out and out.read_bytes() != before
     assert main(["calibrate", "target", "--out", str(tmp_path / "t.pdf")]) == 0
     assert main(["calibrate", "markers", "--out", str(tmp_path / "m.png")]) == 0

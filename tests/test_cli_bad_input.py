@@ -195,10 +195,17 @@ def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, 
     # "?"; the user is told why, and what to do.
     image = tmp_path / "table.png"
     cv2.imwrite(str(image), np.full((720, 1280, 3), 120, np.uint8))
-    corners = [[-1000, 100], [-300, 100], [-300, 700], [-1000, 700]]
-    cal = write_json(tmp_path / "cal.json", {"image_size": [1280, 720], "board_corners": corners})
+    half_out = [[-500, 100], [500, 100], [500, 700], [-500, 700]]
+    cal = write_json(tmp_path / "cal.json", {"image_size": [1280, 720], "board_corners": half_out})
     assert main(["recognize", str(image), "--calibration", cal]) == 0
     captured = capsys.readouterr()
-    assert set(json.loads(captured.out)["squares"].values()) == {"?"}
-    assert "0% of the board's outline lies inside the picture" in captured.err
+    assert json.loads(captured.out)["board"]["found"]
+    assert "only 50% of the board's outline lies inside the picture" in captured.err
     assert "setupcam calibrate board" in captured.err
+    # Wholly outside: no board in this picture at all.
+    all_out = [[-1000, 100], [-300, 100], [-300, 700], [-1000, 700]]
+    cal = write_json(tmp_path / "cal.json", {"image_size": [1280, 720], "board_corners": all_out})
+    assert main(["recognize", str(image), "--calibration", cal]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert not out["board"]["found"] and "lie outside this picture" in out["board"]["reason"]
+    assert set(out["squares"].values()) == {"?"}

@@ -54,6 +54,11 @@ def create_app(
     app.extensions["setupcam.camera"] = camera
     app.extensions["setupcam.token"] = token
     app.extensions["setupcam.enrollment"] = enrollment  # the Enrol page's guide
+    if camera is None:
+        # Said on the camera line, rather than "starting" forever.
+        session.set_camera_status(
+            {"state": "offline", "message": "no camera: plays are entered by hand"}
+        )
 
     from webui.api import api
     from webui.coloretto import coloretto

@@ -32,7 +32,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import tempfile
 
-    from setupcam.live_app import build_live_app, run_until_interrupted
     from vision.sim_source import SimulatedTableSource
     from vision.synth.styles import FAMILIES
 
@@ -43,7 +42,14 @@ def run(args: argparse.Namespace) -> int:
         args.seed, players=args.players, hands=not args.no_hands, family=args.style
     )
     # The demo's games are not the user's: keep them apart unless --db says otherwise.
-    scratch = tempfile.mkdtemp(prefix="setupcam-demo-")
+    # Its folder goes when the demo stops (--db keeps the games where it says).
+    with tempfile.TemporaryDirectory(prefix="setupcam-demo-") as scratch:
+        return _serve(args, source, scratch)
+
+
+def _serve(args: argparse.Namespace, source, scratch: str) -> int:  # type: ignore[no-untyped-def]
+    from setupcam.live_app import build_live_app, run_until_interrupted
+
     db = args.db or f"{scratch}/games.sqlite"
     live = build_live_app(
         source,

@@ -178,6 +178,9 @@ def recognize_image(
     """The contract's JSON object for one image, plus the (undistorted) image and
     the readings (``None`` when no board was found), for callers that draw them."""
     image, corners, reason = locate_board(image, calibration, layout, seats)
+    if corners is not None and share_inside(corners, image.shape) < NOT_IN_PICTURE:
+        # Corners from a calibration of another view: no square can be read.
+        corners, reason = None, f"the board's corners from {calibration} lie outside this picture"
     if corners is None:
         out = {
             "board": {"found": False, "reason": reason},
@@ -205,9 +208,12 @@ def recognize_image(
     return out, image, (corners, readings)
 
 
-def outside_advice(corners: Any, shape: tuple[int, ...]) -> str | None:
-    """A hint when much of the board's outline lies outside the picture (corners from
-    a calibration of another view): its squares there can only read "?"."""
+NOT_IN_PICTURE = 0.1
+"""Under this share of its outline in the picture, a board is not in it at all."""
+
+
+def share_inside(corners: Any, shape: tuple[int, ...]) -> float:
+    """How much of the board's outline lies inside a picture of ``shape``."""
     import cv2
     import numpy as np
 
@@ -216,9 +222,15 @@ def outside_advice(corners: Any, shape: tuple[int, ...]) -> str | None:
     frame = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     board = abs(cv2.contourArea(quad))
     if board <= 0:
-        return None
+        return 0.0
     inside, _ = cv2.intersectConvexConvex(quad, frame)
-    share = inside / board
+    return float(inside) / board
+
+
+def outside_advice(corners: Any, shape: tuple[int, ...]) -> str | None:
+    """A hint when much of the board's outline lies outside the picture (corners from
+    a calibration of another view): its squares there can only read "?"."""
+    share = share_inside(corners, shape)
     if share >= 0.9:
         return None
     return (
