@@ -233,11 +233,30 @@ class GameState:
         if turn.action is Action.PLAY:
             assert turn.position is not None
             result = self.analyse(turn.player, turn.position)
+            warnings += self._left_from_illegal_plays(result)
             if result.legal:
                 state = state._after_play(number, turn.position, result)
         outcome = TurnOutcome(number, turn, result, dict(state.scores), tuple(warnings))
         state = replace(state, outcomes=(*self.outcomes, outcome))
         return state._check_ending(number)
+
+    def _left_from_illegal_plays(self, result: TurnResult) -> list[str]:
+        """Tiles this play "places" that an illegal play just before it placed on the
+        same squares: taken back by the rules, they were left on the table, and count
+        as this player's (the players should lift them, or correct the turns)."""
+        warnings = []
+        for outcome in reversed(self.outcomes):
+            if outcome.result is None:
+                continue  # a swap
+            if outcome.result.legal:
+                break
+            for square, tile in outcome.result.placed.items():
+                if result.placed.get(square) == tile:
+                    warnings.append(
+                        f"{tile} on {square} is from {outcome.turn.player}'s illegal turn "
+                        f"{outcome.number}, which was taken back"
+                    )
+        return warnings
 
     def _after_play(self, number: int, after: Position, result: TurnResult) -> GameState:
         scores = dict(self.scores)

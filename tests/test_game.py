@@ -361,3 +361,21 @@ def test_playing_on_stops_after_the_turns_asked_for() -> None:
     begun = random_game(random.Random(1), Seats.parse("S=red,N=green"), max_turns=3)
     assert len(play_on(random.Random(2), begun, max_turns=4).turns) == 7
     assert play_on(random.Random(2), begun, max_turns=0) == begun
+
+
+def test_tiles_left_from_an_illegal_play_are_flagged_on_the_next() -> None:
+    seats = Seats.parse("S=red,W=green")
+    record = GameRecord(GameSetup(seats, start=Position.from_json({"squares": {"b2": "4h"}})))
+    record = record.with_turn(
+        Turn("red", Action.PLAY, Position.from_json({"squares": {"b2": "4h", "c2": "6h"}}))
+    )  # 6♥ next to 4♥: no set, illegal
+    record = record.with_turn(
+        Turn(
+            "green",
+            Action.PLAY,
+            Position.from_json({"squares": {"b2": "4h", "c2": "6h", "c3": "5h"}}),
+        )
+    )  # green's 5♥ joins 4♥ 6♥
+    outcomes = record.replay().outcomes
+    assert not outcomes[0].counted and outcomes[1].counted
+    assert outcomes[1].warnings == ("6♥ on c2 is from red's illegal turn 1, which was taken back",)

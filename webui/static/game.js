@@ -13,11 +13,13 @@
   function describeTurn(t) {
     if (t.action === "swap") return `${t.player} swapped tiles.`;
     const placed = Object.entries(t.placed).map(([s, tile]) => `${tile} on ${s}`).join(", ");
-    if (!t.legal) return `${t.player} placed ${placed || "nothing"}: not a legal play (${t.errors.join("; ")}); taken back, no points.`;
+    if (!t.legal) return `${t.player} placed ${placed || "nothing"}: not a legal play (${t.errors.join("; ")}); taken back, no points.` +
+      (t.warnings || []).map((w) => ` Check: ${w}.`).join("");
     const sets = t.sets.map((s) => s.join(" ")).join(" | ");
     const bonus = Object.entries(t.bonus).map(([p, b]) => `${p} +${b}`).join(", ");
+    const warnings = (t.warnings || []).map((w) => ` Check: ${w}.`).join("");
     return `${t.player} placed ${placed}: ${t.points} point${t.points === 1 ? "" : "s"}` +
-      (sets ? ` (sets: ${sets})` : "") + (bonus ? `; bonus: ${bonus}` : "") + ".";
+      (sets ? ` (sets: ${sets})` : "") + (bonus ? `; bonus: ${bonus}` : "") + "." + warnings;
   }
 
   function renderScoreboard() {
