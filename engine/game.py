@@ -244,19 +244,24 @@ class GameState:
         """Tiles this play "places" that an illegal play just before it placed on the
         same squares: taken back by the rules, they were left on the table, and count
         as this player's (the players should lift them, or correct the turns)."""
-        warnings = []
+        first_placed: dict[tuple[str, Tile], TurnOutcome] = {}
         for outcome in reversed(self.outcomes):
             if outcome.result is None:
                 continue  # a swap
             if outcome.result.legal:
                 break
+            # Walking back, so the earliest illegal turn that placed a tile is kept:
+            # the later ones only counted it again.
             for square, tile in outcome.result.placed.items():
-                if result.placed.get(square) == tile:
-                    warnings.append(
-                        f"{tile} on {square} is from {outcome.turn.player}'s illegal turn "
-                        f"{outcome.number}, which was taken back"
-                    )
-        return warnings
+                first_placed[(square, tile)] = outcome
+        return [
+            f"{tile} on {square} is from {outcome.turn.player}'s illegal turn "
+            f"{outcome.number}, which was taken back"
+            for (square, tile), outcome in sorted(
+                first_placed.items(), key=lambda item: (item[1].number, item[0][0])
+            )
+            if result.placed.get(square) == tile
+        ]
 
     def _after_play(self, number: int, after: Position, result: TurnResult) -> GameState:
         scores = dict(self.scores)

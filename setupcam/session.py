@@ -449,7 +449,10 @@ def _square_fixes(record: GameRecord, number: int, square: str, tile: Tile | Non
         try:
             fixed = position.place({square: tile}) if tile else _emptied(position, square)
         except ValueError as err:
-            where = "the starting board" if later == 0 else f"turn {later}"
+            if later == number:
+                where = "the starting board" if later == 0 else f"turn {later}"
+            else:
+                where = f"carried into turn {later}, which still showed {misread or 'nothing'}"
             raise SessionError(f"{where}: {err}") from None
         fixes.append(TurnFix(later, position, fixed, note))
     return fixes

@@ -113,8 +113,8 @@ def test_network_dashboard_needs_the_token(tmp_path: Path) -> None:
         page.goto(url + "/")  # no token: reading works, changing does not
         page.click("#new-game-button")
         page.click("#new-game-submit")
-        banner = page.wait_for_selector("#error-banner:not([hidden])")
-        assert "access token" in banner.inner_text()
+        said = page.wait_for_selector("#new-game-error:not([hidden])")  # in the dialog
+        assert "access token" in said.inner_text()
         page.goto(url + "/?token=tok123")
         page.click("#new-game-button")
         page.click("#new-game-submit")

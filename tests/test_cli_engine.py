@@ -196,3 +196,23 @@ def test_replay_bad_input(
     assert main(["replay", write(tmp_path, "g.json", game)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "g.json" in err
+
+
+def test_replay_explain_says_the_turn_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = {
+        "seats": {"S": "red", "W": "green"},
+        "start": {"squares": {"b2": "4h"}},
+        "turns": [
+            {"player": "red", "action": "play", "position": {"squares": {"b2": "4h", "c2": "6h"}}},
+            {
+                "player": "green",
+                "action": "play",
+                "position": {"squares": {"b2": "4h", "c2": "6h", "c3": "5h"}},
+            },
+        ],
+    }
+    assert main(["replay", write(tmp_path, "g.json", game), "--explain"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Check: 6♥ on c2 is from red's illegal turn 1, which was taken back." in lines[1]

@@ -379,3 +379,20 @@ def test_tiles_left_from_an_illegal_play_are_flagged_on_the_next() -> None:
     outcomes = record.replay().outcomes
     assert not outcomes[0].counted and outcomes[1].counted
     assert outcomes[1].warnings == ("6♥ on c2 is from red's illegal turn 1, which was taken back",)
+
+
+def test_a_tile_left_by_several_illegal_plays_is_flagged_once_from_the_first() -> None:
+    seats = Seats.parse("S=red,W=green")
+    boards = ["b2=4h c2=6h", "b2=4h c2=6h a3=9c", "b2=4h c2=6h a3=9c c3=5h"]
+    record = GameRecord(GameSetup(seats, start=Position.from_json({"squares": {"b2": "4h"}})))
+    for player, board in zip(["red", "green", "red"], boards, strict=True):
+        squares = dict(part.split("=") for part in board.split())
+        record = record.with_turn(
+            Turn(player, Action.PLAY, Position.from_json({"squares": squares}))
+        )
+    outcomes = record.replay().outcomes
+    assert not outcomes[0].counted and not outcomes[1].counted
+    assert outcomes[2].warnings == (
+        "6♥ on c2 is from red's illegal turn 1, which was taken back",
+        "9♣ on a3 is from green's illegal turn 2, which was taken back",
+    )

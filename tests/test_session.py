@@ -157,7 +157,9 @@ def test_a_correction_that_cannot_apply_to_every_turn_saves_nothing(tmp_path: Pa
     session.play(pos("b2=5h c2=6s c3=7h"))
     record = session.record
     # 7♥ on c2 fits turn 1, but turn 2 (still showing 6♠ there) has 7♥ on c3 already.
-    with pytest.raises(SessionError, match="turn 2: tile 7♥ appears twice"):
+    with pytest.raises(
+        SessionError, match="carried into turn 2, which still showed 6♠: tile 7♥ appears twice"
+    ):
         session.correct("c2", Tile.parse("7h"), 1)
     assert session.record == record
     assert session.store.load_record(session.game_id or 0) == record

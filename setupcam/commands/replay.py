@@ -54,7 +54,8 @@ def _print_words(state: GameState) -> None:
     for outcome in state.outcomes:
         scores = ", ".join(f"{p} {s}" for p, s in outcome.scores.items())
         what = outcome.result.explain() if outcome.result else "swapped."
-        print(f"Turn {outcome.number} ({outcome.turn.player}): {what} Scores: {scores}.")
+        checks = "".join(f" Check: {warning}." for warning in outcome.warnings)
+        print(f"Turn {outcome.number} ({outcome.turn.player}): {what}{checks} Scores: {scores}.")
     ending = state.ending
     if ending:
         print(f"Game over after turn {ending.after_turn}: {ending.winner} wins: {ending.reason}.")

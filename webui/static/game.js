@@ -245,9 +245,16 @@
       }
       teams = [a, b];
     }
+    // The dialog closes once the game has started; a refusal (the board not steady
+    // yet) is said in it, for the player to press Start again.
+    e.preventDefault();
     try {
       await setupcam.api("POST", "/api/games", { seats, teams, options: { equal_turns: f.equal_turns.checked } });
-    } catch (err) { /* banner shown */ }
+      $("new-game-dialog").close();
+    } catch (err) {
+      refuse(err.message);
+      setupcam.hideError();
+    }
   });
 
   async function swap() { try { await setupcam.api("POST", "/api/swap", {}); } catch (e) { /* banner */ } }
