@@ -66,7 +66,13 @@ class TurnResult:
         An illegal play scores nothing and is taken back; the account says so first,
         then what the tiles would make as placed, set by set."""
         if not self.placed:
-            return f"{self.player} placed nothing." + _error_text(self.errors)
+            others = [e for e in self.errors if e != "nothing was placed"]
+            if not others:
+                return f"{self.player} placed nothing: that is no play, and it scores nothing."
+            return (
+                f"{self.player} placed nothing: illegal, so it scores nothing and is taken "
+                f"back: {'; '.join(others)}."
+            )
         placed = " ".join(str(t) for t in sorted(self.placed.values()))
         points = f"{self.points} point{'s' if self.points != 1 else ''}"
         if self.errors:
@@ -112,10 +118,6 @@ class TurnResult:
                 verb = "joins" if len(mine) == 1 else "join"
                 words.append(f"{' '.join(mine)} {verb} {' '.join(others)} ({kind})")
         return words
-
-
-def _error_text(errors: tuple[str, ...]) -> str:
-    return " Illegal: " + "; ".join(errors) + "." if errors else ""
 
 
 def analyse_turn(

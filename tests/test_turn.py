@@ -147,7 +147,9 @@ def test_explain_names_sets_points_and_bonus() -> None:
 def test_explain_illegal() -> None:
     seats = Seats.parse("S=red,W=green")
     text = analyse_turn(pos("b2=5h"), pos("b2=5h"), seats, "red").explain()
-    assert "Illegal: nothing was placed" in text
+    assert text == "red placed nothing: that is no play, and it scores nothing."
+    text = analyse_turn(pos("b2=5h"), pos(), seats, "red").explain()
+    assert text.startswith("red placed nothing: illegal, so it scores nothing and is taken back")
 
 
 def test_an_illegal_play_says_it_scores_nothing_before_what_it_would_make() -> None:
