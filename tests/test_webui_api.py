@@ -204,6 +204,9 @@ def test_without_camera(session: GameSession) -> None:
     assert client.get("/api/calibration").status_code == 409
     assert client.post("/api/enrollment/start", json={}).status_code == 409
     assert client.get("/frame.jpg").status_code == 404
+    page = client.get("/").get_data(as_text=True)  # no broken camera picture
+    assert "No camera is connected" in page and 'id="live"' not in page
+    assert client.get("/api/state").json["camera"]["message"].startswith("no camera")
 
 
 def test_requests_without_arguments_refuse_mistaken_ones(session: GameSession) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, current_app, render_template
 
 pages = Blueprint("pages", __name__)
 
 
 @pages.get("/")
 def index() -> Any:
-    return render_template("index.html")
+    has_camera = current_app.extensions["setupcam.camera"] is not None
+    return render_template("index.html", has_camera=has_camera)
 
 
 @pages.get("/calibrate")

@@ -282,7 +282,7 @@
   // the browser does not show the page as loading forever.
   window.addEventListener("load", () => {
     const live = $("live");
-    live.src = live.dataset.src;
+    if (live) live.src = live.dataset.src;  // absent without a camera
   });
 
   function connect() {
