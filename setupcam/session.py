@@ -196,26 +196,58 @@ class GameSession:
         fix, and every score from that turn on is re-derived. Returns the turn fixed.
         """
         with self._lock:
-            game_id, record, state = self._require_game()
-            layout = state.setup.layout
-            if turn_number is not None and turn_number < 0:
-                raise SessionInputError(
-                    f"there is no turn {turn_number}: turns count from 0, the starting board"
-                )
-            if square not in layout.rects:
-                raise SessionInputError(
-                    f"unknown square {square!r}: this board's squares are "
-                    + ", ".join(sorted(layout.rects))
-                )
-            number = turn_number if turn_number is not None else _turn_to_correct(record, square)
-            if number > len(record.turns):
-                raise SessionInputError(f"there is no turn {number}")
-            if number and record.turns[number - 1].position is None:
-                raise SessionError(f"turn {number} was a swap; it has no board to correct")
-            if _board_after(record, number)[square] == tile:
-                return number  # it was read right: nothing to correct
-            self._save_fixes(game_id, record, _square_fixes(record, number, square, tile))
+            game_id, record, _ = self._require_game()
+            number, fixes = self._correction(square, tile, turn_number)
+            if fixes:
+                self._save_fixes(game_id, record, fixes)
             return number
+
+    def preview_correction(
+        self, square: str, tile: Tile | None, turn_number: int | None = None
+    ) -> dict[str, Any]:
+        """What :meth:`correct` would do, saving nothing: the turn fixed, the scores
+        after it, and the plays it would make illegal (the players see it first)."""
+        with self._lock:
+            _, record, state = self._require_game()
+            number, fixes = self._correction(square, tile, turn_number)
+            corrected = record
+            for fix in fixes:
+                corrected = corrected.with_position(fix.number, fix.new)
+            after = corrected.replay()
+            was_legal = {o.number for o in state.outcomes if o.counted}
+            return {
+                "corrected_turn": number,
+                "scores": dict(after.scores),
+                "scores_now": dict(state.scores),
+                "turns_made_illegal": [
+                    o.number for o in after.outcomes if not o.counted and o.number in was_legal
+                ],
+            }
+
+    def _correction(
+        self, square: str, tile: Tile | None, turn_number: int | None
+    ) -> tuple[int, list[TurnFix]]:
+        """The turn a correction is for, and the fixes it makes (none if it was read
+        right); a SessionError if it cannot be made."""
+        _, record, state = self._require_game()
+        layout = state.setup.layout
+        if turn_number is not None and turn_number < 0:
+            raise SessionInputError(
+                f"there is no turn {turn_number}: turns count from 0, the starting board"
+            )
+        if square not in layout.rects:
+            raise SessionInputError(
+                f"unknown square {square!r}: this board's squares are "
+                + ", ".join(sorted(layout.rects))
+            )
+        number = turn_number if turn_number is not None else _turn_to_correct(record, square)
+        if number > len(record.turns):
+            raise SessionInputError(f"there is no turn {number}")
+        if number and record.turns[number - 1].position is None:
+            raise SessionError(f"turn {number} was a swap; it has no board to correct")
+        if _board_after(record, number)[square] == tile:
+            return number, []  # it was read right: nothing to correct
+        return number, _square_fixes(record, number, square, tile)
 
     def correct_start(self, position: Position) -> None:
         """Replace the starting board before any turn: the players fix what the camera

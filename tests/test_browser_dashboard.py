@@ -84,6 +84,11 @@ def test_game_flow_in_the_browser(tmp_path: Path) -> None:
         page.select_option("#correct-turn", "4")
         page.select_option("#correct-form select[name=value]", "8")
         page.select_option("#correct-form select[name=suit]", "D")
+        # What saving would do is shown first.
+        preview = page.wait_for_selector("#correct-preview:has-text('Saving changes')")
+        assert "red 5 → 4, green 6 → 3" in preview.inner_text()
+        assert "Turn 4 would become illegal" in preview.inner_text()
+        assert scores(page) == {"red": "5", "green": "6"}  # nothing saved yet
         page.click("#correct-submit")
         page.wait_for_selector("#turn-log li.illegal")
         assert scores(page) == {"red": "4", "green": "3"}

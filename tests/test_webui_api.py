@@ -304,3 +304,21 @@ def test_new_game_waits_for_a_steady_view_of_the_board(session: GameSession) -> 
     # Given by hand, the start needs no camera.
     given = {"seats": {"S": "red", "W": "green"}, "start": {"squares": {"b2": "5h"}}}
     assert client.post("/api/games", json=given).status_code == 201
+
+
+def test_a_correction_is_previewed_without_saving(client: FlaskClient) -> None:
+    start(client)
+    client.post("/api/play", json={"position": {"squares": {"b2": "5h", "c2": "6h"}}})
+    before = client.get("/api/state").json
+    preview = client.post("/api/correct/preview", json={"square": "b2", "tile": "5s", "turn": 0})
+    assert preview.status_code == 200
+    assert preview.json == {
+        "corrected_turn": 0,
+        "scores": {"red": 0, "green": 0},
+        "scores_now": {"red": 2, "green": 0},
+        "turns_made_illegal": [1],
+    }
+    after = client.get("/api/state").json
+    assert after["turns"] == before["turns"] and after["corrections"] == []
+    bad = client.post("/api/correct/preview", json={"square": "zz", "tile": None})
+    assert bad.status_code == 400

@@ -169,6 +169,18 @@ def undo() -> Any:
 @api.post("/correct")
 def correct() -> Any:
     """Fix a square: ``{"square": "b2", "tile": "6♥" | null, "turn": N (optional)}``."""
+    square, tile, turn = _correction_request()
+    number = _session().correct(square, tile, turn)
+    return jsonify(corrected_turn=number, state=_session().state_json())
+
+
+@api.post("/correct/preview")
+def preview_correction() -> Any:
+    """What ``/correct`` with the same body would do, saving nothing."""
+    return jsonify(_session().preview_correction(*_correction_request()))
+
+
+def _correction_request() -> tuple[str, Tile | None, int | None]:
     body = _body()
     square = body.get("square")
     if not isinstance(square, str):
@@ -182,8 +194,7 @@ def correct() -> Any:
     turn = body.get("turn")
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool)):
         raise BadRequest("'turn' must be a turn number")
-    number = _session().correct(square, tile, turn)
-    return jsonify(corrected_turn=number, state=_session().state_json())
+    return square, tile, turn
 
 
 @api.post("/pending/confirm")

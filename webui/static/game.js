@@ -191,17 +191,45 @@
     form.turn.replaceChildren(...boards.map(([value, text]) => new Option(text, value)));
     form.turn.value = String((state.correction_turns || {})[square] ?? 0);
     showRecorded(square, Number(form.turn.value));
+    $("correct-preview").textContent = "";
     dialog.showModal();
   }
-  $("correct-turn").addEventListener("change", () => showRecorded($("correct-dialog").dataset.square, Number($("correct-turn").value)));
+  $("correct-turn").addEventListener("change", () => {
+    showRecorded($("correct-dialog").dataset.square, Number($("correct-turn").value));
+    previewCorrection();
+  });
+  for (const name of ["value", "suit"]) $("correct-form")[name].addEventListener("change", previewCorrection);
+
+  function correctionBody() {
+    const form = $("correct-form");
+    const tile = form.value.value ? form.value.value + form.suit.value : null;
+    return { square: $("correct-dialog").dataset.square, tile, turn: Number(form.turn.value) };
+  }
+
+  // Before saving, the players see what the correction does to the scores: one fix to
+  // an early turn can take back several plays.
+  async function previewCorrection() {
+    const line = $("correct-preview");
+    const headers = { "Content-Type": "application/json" };
+    if (setupcam.token()) headers["X-Setupcam-Token"] = setupcam.token();
+    let data = null, ok = false;
+    try {
+      const response = await fetch("/api/correct/preview", { method: "POST", headers, body: JSON.stringify(correctionBody()) });
+      ok = response.ok;
+      data = await response.json();
+    } catch (e) { /* the line stays empty */ }
+    if (!data) { line.textContent = ""; return; }
+    if (!ok) { line.textContent = `Cannot be saved: ${data.error}`; return; }
+    const changes = state.players.map((p) => p.colour).filter((p) => data.scores[p] !== data.scores_now[p])
+      .map((p) => `${p} ${data.scores_now[p]} → ${data.scores[p]}`);
+    const illegal = data.turns_made_illegal;
+    line.textContent = (changes.length ? `Saving changes the scores: ${changes.join(", ")}.` : "Saving leaves the scores as they are.") +
+      (illegal.length ? ` Turn${illegal.length > 1 ? "s" : ""} ${illegal.join(", ")} would become illegal (taken back).` : "");
+  }
 
   $("correct-form").addEventListener("submit", async (e) => {
     if (e.submitter && e.submitter.value === "cancel") return;
-    const form = e.target;
-    const square = $("correct-dialog").dataset.square;
-    const tile = form.value.value ? form.value.value + form.suit.value : null;
-    const turn = Number(form.turn.value);
-    try { await setupcam.api("POST", "/api/correct", { square, tile, turn }); } catch (err) { /* banner shown */ }
+    try { await setupcam.api("POST", "/api/correct", correctionBody()); } catch (err) { /* banner shown */ }
   });
 
   $("new-game-button").addEventListener("click", async () => {
