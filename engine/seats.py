@@ -45,6 +45,8 @@ class Seats:
     @classmethod
     def parse(cls, text: str) -> Seats:
         """Read ``S=red,W=green``."""
+        if not text.strip():
+            raise SeatsError("a game needs 2 to 4 players, not 0")
         by_edge: dict[Edge, str] = {}
         for part in text.split(","):
             edge_text, sep, colour = part.partition("=")
@@ -64,8 +66,6 @@ class Seats:
         """Read ``{"S": "red", "W": "green"}``."""
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise SeatsError('seats must be an object like {"S": "red", "W": "green"}')
-        if not data:
-            raise SeatsError("a game needs 2 to 4 players, not 0")
         return cls.parse(",".join(f"{edge}={colour}" for edge, colour in data.items()))
 
     def to_json(self) -> dict[str, str]:

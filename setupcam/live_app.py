@@ -181,7 +181,6 @@ class SimulatedPlayers:
             self._turns_recorded = turns
             return
         self._game_id, self._turns_recorded = game_id, turns
-        self.seats = record.setup.seats
         self._player_placing = self._board_before_turn = None
         self.table.play_on(record)
 

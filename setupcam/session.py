@@ -240,7 +240,7 @@ class GameSession:
                 f"unknown square {square!r}: this board's squares are "
                 + ", ".join(sorted(layout.rects))
             )
-        number = turn_number if turn_number is not None else _turn_to_correct(record, square)
+        number = turn_number if turn_number is not None else _turns_to_correct(record)[square]
         if number > len(record.turns):
             raise SessionInputError(f"there is no turn {number}")
         if number and record.turns[number - 1].position is None:
@@ -381,9 +381,7 @@ class GameSession:
                 "pending": self.pending.to_json() if self.pending else None,
                 "setup": self.record.to_json() | {"turns": None},
                 "corrections": self.store.corrections(self.game_id) if self.game_id else [],
-                "correction_turns": {
-                    s: _turn_to_correct(self.record, s) for s in setup.layout.squares
-                },
+                "correction_turns": _turns_to_correct(self.record),
                 "recorded_boards": [
                     None if n and t.position is None else _board_after(self.record, n).to_json()
                     for n, t in enumerate((None, *self.record.turns))
@@ -449,21 +447,20 @@ def _board_after(record: GameRecord, number: int) -> Position:
     return position
 
 
-def _turn_to_correct(record: GameRecord, square: str) -> int:
-    """The turn a correction of ``square`` is for, when the players do not say: the one
-    whose board first showed the tile now there (it was read as it was placed); for an
-    empty square, the last play (its tile was missed); else the starting board."""
+def _turns_to_correct(record: GameRecord) -> dict[str, int]:
+    """For each square, the turn a correction is for when the players do not say: the
+    one whose board first showed the tile now there (it was read as it was placed); for
+    an empty square, the last play (its tile was missed); else the starting board."""
     boards = [(0, record.setup.start)] + [
         (n, t.position) for n, t in enumerate(record.turns, 1) if t.position is not None
     ]
-    now = boards[-1][1][square]
-    if now is None:
-        return boards[-1][0]
-    number = 0
+    last_number, now = boards[-1]
+    placed_in = {s: 0 for s in now.layout.squares}
     for (_, before), (n, after) in itertools.pairwise(boards):
-        if after[square] != before[square]:
-            number = n
-    return number
+        for square in now.layout.squares:
+            if after[square] != before[square]:
+                placed_in[square] = n
+    return {s: last_number if now[s] is None else placed_in[s] for s in now.layout.squares}
 
 
 def _square_fixes(record: GameRecord, number: int, square: str, tile: Tile | None) -> list[TurnFix]:

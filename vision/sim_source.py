@@ -91,7 +91,7 @@ class SimulatedTableSource(FrameSource):
         self._started = time.monotonic()
         game = 0
         while (self.games is None or game < self.games) and not self._closed:
-            stream: GameStream | None = GameStream.random(
+            stream = GameStream.random(
                 self.seed + game,
                 players=self.players,
                 hands=self.hands,
@@ -100,15 +100,15 @@ class SimulatedTableSource(FrameSource):
                 resolution=self.resolution,
                 max_turns=self.max_turns,
             )
-            assert stream is not None
             if self._style is not None:
                 stream.base = replace(stream.base, style=self._style)
             if self.on_game is not None:
                 self.on_game(stream)  # before its first frame (e.g. enrol its tiles)
             self.status = {"state": "ok", "message": f"simulated table: game {game + 1}"}
             opening = [Event("game_start", 0, "", self._clock, action=self.players)]
-            while stream is not None and not self._closed:
-                stream = yield from self._frames_of(stream, opening)
+            playing: GameStream | None = stream
+            while playing is not None and not self._closed:
+                playing = yield from self._frames_of(playing, opening)
                 opening = []
             game += 1
         if not self._closed:
