@@ -7,7 +7,8 @@ const setupcam = (() => {
   if (params.get("token")) localStorage.setItem("setupcam-token", params.get("token"));
   const token = () => localStorage.getItem("setupcam-token");
 
-  async function api(method, path, body) {
+  // A request and its JSON answer, leaving the error banner alone.
+  async function ask(method, path, body) {
     const headers = { "Content-Type": "application/json" };
     if (token()) headers["X-Setupcam-Token"] = token();
     const response = await fetch(path, {
@@ -15,6 +16,11 @@ const setupcam = (() => {
     });
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
+    return { response, data };
+  }
+
+  async function api(method, path, body) {
+    const { response, data } = await ask(method, path, body);
     if (!response.ok) {
       const message = (data && data.error) || `${response.status} ${response.statusText}`;
       showError(message);
@@ -72,5 +78,5 @@ const setupcam = (() => {
     setInterval(refresh, everyMs);
   }
 
-  return { api, peek, token, showError, hideError, showCamera, followCamera, SUIT_COLOURS, playerColour };
+  return { api, ask, peek, token, showError, hideError, showCamera, followCamera, SUIT_COLOURS, playerColour };
 })();

@@ -210,13 +210,11 @@
   // an early turn can take back several plays.
   async function previewCorrection() {
     const line = $("correct-preview");
-    const headers = { "Content-Type": "application/json" };
-    if (setupcam.token()) headers["X-Setupcam-Token"] = setupcam.token();
     let data = null, ok = false;
     try {
-      const response = await fetch("/api/correct/preview", { method: "POST", headers, body: JSON.stringify(correctionBody()) });
-      ok = response.ok;
-      data = await response.json();
+      const answer = await setupcam.ask("POST", "/api/correct/preview", correctionBody());
+      ok = answer.response.ok;
+      data = answer.data;
     } catch (e) { /* the line stays empty */ }
     if (!data) { line.textContent = ""; return; }
     if (!ok) { line.textContent = `Cannot be saved: ${data.error}`; return; }
