@@ -107,3 +107,31 @@ def test_image_folder(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(ValueError, match="no images"):
         ImageFolderSource(empty)
+
+
+def test_the_dashboard_hears_of_a_camera_that_never_connects() -> None:
+    # No frame ever comes, so only the source's own word can reach the dashboard;
+    # before, it said "starting" for as long as the camera stayed away.
+    from types import SimpleNamespace
+
+    from vision.pipeline import PipelineRunner
+
+    class GaveUp(Exception):
+        pass
+
+    told: list[dict] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:
+            raise GaveUp
+
+    naps: list[float] = []
+
+    source = CaptureSource(3, opener=lambda t: FlakyCapture(0, False), sleep=sleep)
+    runner = PipelineRunner(source, SimpleNamespace(deciding=True), on_status=told.append)  # type: ignore[arg-type]
+    with pytest.raises(GaveUp):
+        runner.run()
+    assert [status["state"] for status in told] == ["reconnecting", "reconnecting"]
+    assert told[0]["message"] == "camera 3: not available, retrying in 0.5 s"
+    assert told[1]["message"] == "camera 3: not available, retrying in 1 s"

@@ -460,6 +460,7 @@ class PipelineRunner:
         self.source.close()
 
     def run(self) -> None:
+        self.source.on_status_change = self._report_status
         for frame in self.source:
             if self._stop.is_set():
                 break

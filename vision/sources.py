@@ -41,7 +41,21 @@ class FrameSource:
     """True when frames arrive at their own pace (cameras, the simulated demo)."""
 
     def __init__(self) -> None:
-        self.status = {"state": "starting", "message": f"{self.name}: starting"}
+        self.on_status_change: Callable[[], None] | None = None
+        """Called when :attr:`status` changes. A camera that never connects yields no
+        frame, so without it the dashboard would say "starting" for ever."""
+        self._status: dict[str, Any] = {"state": "starting", "message": f"{self.name}: starting"}
+
+    @property
+    def status(self) -> dict[str, Any]:
+        return self._status
+
+    @status.setter
+    def status(self, status: dict[str, Any]) -> None:
+        changed = status != self._status
+        self._status = status
+        if changed and self.on_status_change is not None:
+            self.on_status_change()
 
     def __iter__(self) -> Iterator[SourceFrame]:
         raise NotImplementedError
