@@ -16,7 +16,8 @@ import socket
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -228,6 +229,46 @@ class SimulatedPlayers:
         self._asked_at = self._answer = None
 
 
+class GameStarter:
+    """Starts the game named on the command line (``serve --seats``) at the first steady
+    view of the board, as a player would press New game: a recorded game can then be
+    scored with nobody at the dashboard."""
+
+    def __init__(
+        self,
+        session: GameSession,
+        runner: PipelineRunner,
+        setup: GameSetup,
+        say: Callable[[str], None],
+    ) -> None:
+        self.session = session
+        self.runner = runner
+        self.setup = setup
+        self.say = say
+        self.game_id: int | None = None
+
+    def on_frame(self, frame: SourceFrame, report: FrameReport) -> None:
+        if self.game_id is not None:
+            return
+        seen = self.runner.current_reading(self.setup.seats)
+        if seen is None:
+            return
+        start = Position.from_json(seen)
+        self.game_id = self.session.new_game(replace(self.setup, start=start))
+        tiles = sum(tile is not None for tile in start.squares.values())
+        self.say(
+            f"game {self.game_id} started at {clock(frame.time)} with {tiles} "
+            f"tile{'s' if tiles != 1 else ''} on the board (fix any misread on the dashboard)"
+        )
+
+
+def clock(seconds: float) -> str:
+    """A recording's time as people read it: 0:41, 1:02:05."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 @dataclass
 class LiveApp:
     """Everything ``demo`` and ``serve`` run: the Flask app, the session, the pipeline."""
@@ -264,12 +305,20 @@ def build_live_app(
     resume: bool = True,
     settle_s: float = SETTLE_S,
     enrollment_out: str | Path | None = None,
+    start_game: GameSetup | None = None,
+    paced: bool = False,
+    say: Callable[[str], None] = print,
 ) -> LiveApp:
     """Wire a source to a new pipeline, a session on the game store, and the dashboard.
 
     Without ``enrollment_path`` the user's enrolment (``setupcam enroll``) is read, if
     there is one, unless ``enrollment_out`` is given: then the Enrol page writes there
-    and nothing else is read (the demo's simulated tiles are not the user's)."""
+    and nothing else is read (the demo's simulated tiles are not the user's).
+
+    With ``start_game``, that game starts at the first steady view, from the board seen.
+    A recording (a video file, a folder) waits while a question is open on the
+    dashboard, and is read at its own pace when ``paced``. ``say`` tells the user what
+    happens on the way (the terminal)."""
     from calibration.camera_file import load_board_look, load_calibration
     from setupcam.commands.recognize import print_notice
     from vision.recognizer import TileRecognizer, default_enrollment_path
@@ -303,13 +352,24 @@ def build_live_app(
         calibration_path=calibration_path,
         on_status=session.set_camera_status,
         on_frame=players.on_frame if players else None,
+        paced=paced,
+        hold=lambda: _question_open(session),
     )
+    if start_game is not None:
+        runner.on_frame = GameStarter(session, runner, start_game, say).on_frame
     token = None if host in LOCAL_HOSTS else secrets.token_urlsafe(16)
     reader = recognizer if recognizer.enrollment is None else TileRecognizer.load(model_path)
     out = enrollment_out or enrollment_path or default_enrollment_path()
     guide = EnrollmentGuide(runner, reader, Path(out))
     app = create_app(session, runner, token=token, enrollment=guide)
     return LiveApp(app, session, runner, token)
+
+
+def _question_open(session: GameSession) -> str | None:
+    pending = session.pending
+    if pending is None:
+        return None
+    return f"the dashboard asks about {pending.player}'s play: answer it to go on"
 
 
 def _open_store(path: Path) -> GameStore:
@@ -347,6 +407,53 @@ def announce(host: str, port: int, token: str | None) -> str:
     return f"setupcam dashboard: {url}  (Ctrl-C to stop; the game is saved at every turn)"
 
 
+class RecordingProgress:
+    """What the terminal says while a recording is read: where it is now and then, and
+    the game when it ends (the dashboard stays open to check it)."""
+
+    EVERY_S = 30.0
+
+    def __init__(self, live: LiveApp, say: Callable[[str], None] = print) -> None:
+        self.live = live
+        self.say = say
+        self.next_at = time.monotonic() + self.EVERY_S
+        self.ended = False
+        self.paused = False
+
+    def tell(self) -> None:
+        if self.ended:
+            return
+        runner = self.live.runner
+        status = self.live.session.camera_status
+        paused = status.get("state") == "paused"
+        if paused and not self.paused:
+            self.say(f"setupcam: {status.get('message')}")
+        self.paused = paused
+        if runner.finished:
+            self.ended = True
+            self.say(f"setupcam: {self._where()}; {self._game()}")
+            self.say("  the dashboard stays open to check and correct the game (Ctrl-C to stop)")
+        elif time.monotonic() >= self.next_at:
+            self.next_at = time.monotonic() + self.EVERY_S
+            self.say(f"setupcam: {self._where()}; {self._game()}")
+
+    def _where(self) -> str:
+        runner = self.live.runner
+        name = runner.source.name
+        if runner.finished:
+            return f"end of {name}" if runner.clock is not None else f"{name}: no picture"
+        return f"{name} at {clock(runner.clock or 0.0)}"
+
+    def _game(self) -> str:
+        session = self.live.session
+        state = session.state
+        if state is None or session.record is None:
+            return "no game (give --seats to start one at the first view of the board)"
+        scores = ", ".join(f"{colour} {score}" for colour, score in state.scores.items())
+        turns = len(session.record.turns)
+        return f"game {session.game_id}, {turns} turn{'s' if turns != 1 else ''}: {scores}"
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -363,9 +470,12 @@ def run_until_interrupted(live: LiveApp, host: str, port: int) -> int:
     live.runner.start()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    recording = RecordingProgress(live) if not live.runner.source.realtime else None
     try:
         while thread.is_alive():
             time.sleep(0.5)
+            if recording is not None:
+                recording.tell()
     except KeyboardInterrupt:
         print("\nsetupcam: stopping; the game is saved.", flush=True)
     finally:

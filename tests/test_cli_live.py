@@ -15,6 +15,14 @@ from setupcam.cli import main
         (["demo", "--style", "nope"], "unknown --style 'nope'"),
         (["serve", "--video", "/nonexistent.mp4"], "--video /nonexistent.mp4: no such file"),
         (["serve", "--camera", "0", "--model", "/nonexistent.onnx"], "no such file"),
+        (["serve", "--camera", "0", "--fast"], "--fast is for a recording"),
+        (["serve", "--url", "rtsp://x", "--teams", "a+b,c+d"], "--teams goes with --seats"),
+        (["serve", "--url", "rtsp://x", "--equal-turns"], "--equal-turns goes with --seats"),
+        (["serve", "--url", "rtsp://x", "--seats", "S=red,S=blue"], "--seats: edge S is given"),
+        (
+            ["serve", "--url", "rtsp://x", "--seats", "S=a,W=b", "--teams", "a+b,c+d"],
+            "--teams: the team game needs 4 players",
+        ),
         (["eval", "--games", "0", "--seed", "1"], "--games must be at least 1"),
         (["eval", "--games", "1", "--seed", "1", "--style", "x"], "unknown --style"),
         (

@@ -432,12 +432,21 @@ class PipelineRunner:
         calibration_path: str | None = None,
         on_status: Callable[[dict[str, Any]], None] | None = None,
         on_frame: Callable[[SourceFrame, FrameReport], None] | None = None,
+        paced: bool = False,
+        hold: Callable[[], str | None] | None = None,
     ) -> None:
         self.source = source
         self.pipeline = pipeline
         self.calibration_path = calibration_path
         self.on_status = on_status
         self.on_frame = on_frame
+        self.paced = paced
+        """A recording (a video file, a folder) is read at the pace it was taken, so the
+        dashboard can be followed as the game was played; else as fast as it can be."""
+        self.hold = hold
+        """Why a recording should wait before its next frame (a question on the
+        dashboard), or None. A camera cannot wait; a recording can, so no play is lost
+        while nobody has answered yet."""
         self._lock = threading.Lock()
         self._image: np.ndarray | None = None
         self._report: FrameReport | None = None
@@ -445,6 +454,8 @@ class PipelineRunner:
         self._frame_no = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.clock: float | None = None
+        """The source's time of the last frame read (a recording's place in it)."""
         self.frame_ms: list[float] = []
 
     # -- the thread ----------------------------------------------------------------
@@ -452,6 +463,11 @@ class PipelineRunner:
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name="setupcam-pipeline", daemon=True)
         self._thread.start()
+
+    @property
+    def finished(self) -> bool:
+        """The source has no more frames (a recording read to its end)."""
+        return self._thread is not None and not self._thread.is_alive()
 
     def stop(self) -> None:
         self._stop.set()
@@ -461,11 +477,39 @@ class PipelineRunner:
 
     def run(self) -> None:
         self.source.on_status_change = self._report_status
+        recording = not self.source.realtime
+        origin: float | None = None
+        """Where the recording's clock started, on the wall clock (moved on by holds)."""
         for frame in self.source:
             if self._stop.is_set():
                 break
+            if recording and self.paced:
+                if origin is None:
+                    origin = time.monotonic() - frame.time
+                self._stop.wait(max(0.0, origin + frame.time - time.monotonic()))
             self.step(frame)
+            if recording and self.hold is not None:
+                waited = self._wait_while_held()
+                if origin is not None:
+                    origin += waited
         self._report_status(final=True)
+
+    def _wait_while_held(self) -> float:
+        """Wait while :attr:`hold` gives a reason; return the seconds waited."""
+        assert self.hold is not None
+        started = time.monotonic()
+        reason = self.hold()
+        while reason is not None and not self._stop.is_set():
+            if self.on_status is not None:
+                self.on_status(
+                    {"state": "paused", "message": f"{self.source.name} paused: {reason}"}
+                )
+            self._stop.wait(0.2)
+            reason = self.hold()
+        waited = time.monotonic() - started
+        if waited > 0.2:
+            self._report_status()  # the pause is over: say so at once
+        return waited
 
     def step(self, frame: SourceFrame) -> FrameReport:
         started = time.perf_counter()
@@ -476,6 +520,7 @@ class PipelineRunner:
         with self._lock:
             self._image, self._report = frame.image, report
             self._frame_no += 1
+        self.clock = frame.time
         if self.on_frame is not None:
             self.on_frame(frame, report)
         self._report_status()

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine import GameOptions, GameSetup, Seats, SeatsError, Teams
 from setupcam.cli import UsageError
 from setupcam.live_options import add_live_options, check_live_options
 
@@ -26,6 +27,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--layout", metavar="FILE", help="a layout file for a different board")
     parser.add_argument("--enrollment", metavar="FILE", help="an enrolled tile set")
     parser.add_argument("--db", metavar="FILE", help="game database (default in ~/.local/share)")
+    game = parser.add_argument_group(
+        "starting a game by itself (to score a recording with nobody at the dashboard)"
+    )
+    game.add_argument(
+        "--seats",
+        help="start a game with these seats, e.g. S=red,W=green, at the first steady view "
+        "of the board, as New game on the dashboard does (a swap cannot be seen: press "
+        "Swap on the dashboard)",
+    )
+    game.add_argument(
+        "--teams", help="with --seats: the 2-against-2 game, e.g. red+yellow,green+purple"
+    )
+    game.add_argument(
+        "--equal-turns",
+        action="store_true",
+        help="with --seats: play on after the finish line until all have had as many turns",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="with --video or --folder: read it as fast as it can be read, not at the pace "
+        "it was taken (either way it waits while the dashboard asks about a play)",
+    )
     add_live_options(parser)
     parser.set_defaults(handler=run)
 
@@ -39,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
             f"--camera must be 0 or more (cameras are numbered from 0), not {args.camera}"
         )
     check_live_options(args)
+    start_game = _game_to_start(args)
+    if args.fast and not (args.video or args.folder):
+        raise UsageError(
+            "--fast is for a recording (--video or --folder): a camera has its own pace"
+        )
     for flag in ("video", "model", "enrollment", "layout"):
         value = getattr(args, flag)
         if value is not None and not Path(value).is_file():
@@ -63,12 +92,35 @@ def run(args: argparse.Namespace) -> int:
         enrollment_path=args.enrollment,
         calibration_path=args.calibration,
         layout_path=args.layout,
+        start_game=start_game,
+        paced=not args.fast,
+        say=lambda line: print(f"setupcam: {line}", flush=True),
     )
     if live.runner.pipeline.recognizer.enrollment is None:
         from vision.recognizer import NOT_ENROLLED_ADVICE
 
         print(f"setupcam serve: note: {NOT_ENROLLED_ADVICE}", file=sys.stderr, flush=True)
     return run_until_interrupted(live, args.host, args.port)
+
+
+def _game_to_start(args: argparse.Namespace) -> GameSetup | None:
+    """The game ``--seats`` asks to start (its start board comes from the camera)."""
+    if args.seats is None:
+        for flag in ("teams", "equal_turns"):
+            if getattr(args, flag):
+                raise UsageError(f"--{flag.replace('_', '-')} goes with --seats")
+        return None
+    try:
+        seats = Seats.parse(args.seats)
+    except SeatsError as err:
+        raise UsageError(f"--seats: {err}") from None
+    teams = None
+    if args.teams is not None:
+        try:
+            teams = Teams.parse(args.teams, seats)
+        except SeatsError as err:
+            raise UsageError(f"--teams: {err}") from None
+    return GameSetup(seats, teams, GameOptions(equal_turns=args.equal_turns))
 
 
 def _check_camera(index: int) -> None:
