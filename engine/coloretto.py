@@ -15,17 +15,20 @@ Decisions the rulebook leaves open, made here once:
 
 - **Jokers.** The golden joker is a joker too. Each joker becomes one colour, and
   may become a colour the player holds none of (it then makes a 1-card colour).
-  Colours are free names, so a joker can only become a colour the scorer knows:
-  the player's own colours plus a *palette* (for a :class:`Scoresheet`: every
-  colour any player holds, plus its optional ``colours`` list). A colour removed
-  from the game is never in the palette.
+  Colours are free names, so a joker becomes a colour the scorer knows: the
+  player's own colours plus a *palette*. For a :class:`Scoresheet` the palette is
+  its ``colours`` list when it gives one; else every colour any player holds, plus
+  colours nobody named (:data:`UNNAMED_COLOURS`) up to the number the game surely
+  has, since a colour nobody holds is still in the game. A colour removed from the
+  game is never in the palette.
 - **Fewer than 3 colours.** All of them score positive: nobody is forced to score
   a colour negative. A choice may name fewer than 3 positive colours; every colour
   not named scores negative.
 - **More than 6 cards** of a colour, jokers included, score as 6.
 - **Ties.** Of the choices reaching the best total, the one whose sorted positive
   colours come first alphabetically wins; if those are equal too, the one whose
-  sorted joker colours come first. :attr:`Score.ties` says how many others tie.
+  sorted joker colours come first. Colours nobody named come after all named ones.
+  :attr:`Score.ties` says how many others tie.
 - **Brute force.** At most 3 jokers over at most 7 colours (84 ways) times at most
   35 choices of positive colours: every choice is tried, which is clearly right
   and fast (about 4 ms in that worst case, 0.1 ms for the rulebook's example).
@@ -73,6 +76,10 @@ _SPECIAL_LOOKALIKES = {
     "plustwo": PLUS_TWO,
     "2": PLUS_TWO,
 }
+
+
+UNNAMED_COLOURS = ("another colour", "a second other colour", "a third other colour")
+"""What a joker may become besides the colours a scoresheet names (one per joker)."""
 
 
 class ColorettoError(ValueError):
@@ -149,9 +156,33 @@ def check_colour_name(colour: object) -> str:
     if not isinstance(colour, str) or not colour.strip():
         raise ColorettoError(f"a colour must be a non-empty name, not {colour!r}")
     special = _SPECIAL_LOOKALIKES.get(colour.lower().replace(" ", "").replace("_", ""))
+    if special == colour:
+        raise ColorettoError(f"{colour!r} is a special card, not a colour")
     if special is not None:
         raise ColorettoError(f"{colour!r} is not a colour (did you mean {special!r}?)")
     return colour
+
+
+def same_colour_key(colour: str) -> str:
+    """What two spellings of one colour share: "Red", "red" and " red " are one colour.
+
+    >>> same_colour_key(" Red ") == same_colour_key("red")
+    True
+    """
+    return colour.strip().casefold()
+
+
+def _check_one_spelling(colours: Iterable[str], where: str) -> None:
+    """:class:`ColorettoError` if two names are one colour spelt two ways: counted
+    apart, they would let 18 red cards through a game that has 9."""
+    seen: dict[str, str] = {}
+    for colour in colours:
+        other = seen.setdefault(same_colour_key(colour), colour)
+        if other != colour:
+            raise ColorettoError(
+                f"{where}{other!r} and {colour!r} are one colour spelt two ways: "
+                "write it the same way everywhere"
+            )
 
 
 def _check_count(name: str, value: object, most: int, what: str) -> int:
@@ -180,6 +211,7 @@ class Tableau:
             if colour in seen:
                 raise ColorettoError(f"colour {colour!r} is listed twice")
             seen[colour] = _check_count(colour, cards, CARDS_PER_COLOUR, f"{colour} cards")
+        _check_one_spelling(seen, "")
         held = {c: n for c, n in sorted(seen.items()) if n > 0}
         if len(held) > COLOURS_IN_GAME:
             raise ColorettoError(
@@ -313,7 +345,11 @@ def best_score(tableau: Tableau, table: Table, palette: Iterable[str] = ()) -> S
     >>> best.total, best.joker_counts, best.ties
     (43, {'blue': 1}, 0)
     """
-    candidates = sorted({*tableau.colours, *(check_colour_name(c) for c in palette)})
+    named = {*tableau.colours, *(check_colour_name(c) for c in palette)}
+    unnamed = [c for c in UNNAMED_COLOURS if c in named]
+    # Ties go to the colours named first: a joker becomes "another colour" only for more.
+    candidates = [*sorted(named - set(unnamed)), *unnamed]
+    rank = {colour: i for i, colour in enumerate(candidates)}
     if len(candidates) > COLOURS_IN_GAME:
         raise ColorettoError(
             f"{len(candidates)} colours in play ({', '.join(candidates)}), "
@@ -322,24 +358,29 @@ def best_score(tableau: Tableau, table: Table, palette: Iterable[str] = ()) -> S
     if tableau.all_jokers and not candidates:
         raise ColorettoError("there are jokers but no colour they could become; name the colours")
     held = dict(tableau.counts)
-    best_key: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
+    best_key: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
+    best: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     ties = 0
     for jokers in combinations_with_replacement(candidates, tableau.all_jokers):
         counts = Counter(held)
         counts.update(jokers)
         points = {colour: table.points(cards) for colour, cards in counts.items()}
         negative_all = -sum(points.values())
-        colours = sorted(counts)
+        colours = sorted(counts, key=rank.__getitem__)
         for positive in combinations(colours, min(POSITIVE_COLOURS, len(colours))):
             total = negative_all + 2 * sum(points[c] for c in positive)
-            key = (-total, positive, jokers)
+            key = (
+                -total,
+                tuple(map(rank.__getitem__, positive)),
+                tuple(map(rank.__getitem__, jokers)),
+            )
             if best_key is None or key < best_key:
                 ties = 0 if best_key is None or key[0] < best_key[0] else ties + 1
-                best_key = key
+                best_key, best = key, (positive, jokers)
             elif key[0] == best_key[0]:
                 ties += 1
     assert best_key is not None  # there is always at least one choice
-    _, positive, jokers = best_key
+    positive, jokers = best
     return replace(score_choice(tableau, table, Choice(positive, jokers)), ties=ties)
 
 
@@ -354,8 +395,9 @@ class Scoresheet:
 
     >>> sheet = Scoresheet.from_dict(
     ...     {"table": "brown", "players": {"anna": {"green": 6, "joker": 1, "+2": 1}}})
-    >>> sheet.best_scores()["anna"].total  # no other colour known: the joker joins green
-    23
+    >>> best = sheet.best_scores()["anna"]  # green 21, a 1-card colour 1, "+2" 2
+    >>> best.total, best.joker_counts
+    (24, {'another colour': 1})
     """
 
     table: Table
@@ -386,11 +428,24 @@ class Scoresheet:
                     raise ColorettoError(f"{key!r}: {err}") from None
             if len(set(names)) != len(names):
                 raise ColorettoError(f"{key!r} names a colour twice")
+        _check_one_spelling(
+            dict.fromkeys(
+                [c for t in self.players.values() for c in t.colours]
+                + [*self.colours, *self.removed]
+            ),
+            "",
+        )
         self._check_removed()
         self._check_declared_colours()
         self._check_totals()
 
     def _check_removed(self) -> None:
+        most_removed = COLOURS_IN_GAME - colours_in_play(MIN_PLAYERS)
+        if len(self.removed) > most_removed:
+            raise ColorettoError(
+                f"'removed': at most {most_removed} colours are taken out of the game "
+                f"(with 2 players), not {len(self.removed)}"
+            )
         if self.players_count is not None and self.removed:
             expected = COLOURS_IN_GAME - colours_in_play(self.players_count)
             if len(self.removed) != expected:
@@ -420,12 +475,6 @@ class Scoresheet:
 
     def _check_totals(self) -> None:
         in_play = self.palette
-        for name, tableau in self.players.items():
-            if tableau.all_jokers and not in_play:
-                raise ColorettoError(
-                    f"player {name!r}: jokers need a colour to become, but no colour is in "
-                    "play; name the colours in 'colours'"
-                )
         if self.players_count is not None:
             most = colours_in_play(self.players_count)
             reason = f"{self.players_count} players play with {most}"
@@ -474,13 +523,37 @@ class Scoresheet:
 
     @property
     def palette(self) -> tuple[str, ...]:
-        """The colours a joker may become: every colour held, plus the declared ones."""
+        """The colours named: every colour held, plus the declared ones."""
         held = {colour for tableau in self.players.values() for colour in tableau.colours}
         return tuple(sorted(held | set(self.colours)))
 
+    @property
+    def surely_in_play(self) -> int:
+        """How many colours the game has at least: all 7 less those removed, and fewer
+        with 2 or 3 players (a file may score only some of the players)."""
+        if self.players_count is not None:
+            return colours_in_play(self.players_count)
+        return min(
+            colours_in_play(max(MIN_PLAYERS, len(self.players))),
+            COLOURS_IN_GAME - len(self.removed),
+        )
+
+    @property
+    def joker_palette(self) -> tuple[str, ...]:
+        """The colours a joker may become: the declared ones if the sheet lists them;
+        else those named, plus one unnamed colour per joker while the game surely has
+        colours nobody named."""
+        named = self.palette
+        if self.colours:
+            return named
+        taken = {same_colour_key(colour) for colour in (*named, *self.removed)}
+        unnamed = [c for c in UNNAMED_COLOURS if same_colour_key(c) not in taken]
+        room = self.surely_in_play - len(named)
+        return (*named, *unnamed[: max(0, room)])
+
     def best_scores(self) -> dict[str, Score]:
         """Each player's best score, in the order the players were given."""
-        palette = self.palette
+        palette = self.joker_palette
         return {name: best_score(t, self.table, palette) for name, t in self.players.items()}
 
     def as_dict(self) -> dict[str, Any]:
@@ -545,7 +618,7 @@ def explain(name: str, score: Score, table: Table) -> list[str]:
     if plus_two:
         rows.append(('"+2"', _plural(plus_two, "card"), score.plus_two_points, ""))
     width = max([len(r[0]) for r in rows] + [7])
-    lines = [f"{name}: {score.total} points ({table.value} table)"]
+    lines = [f"{name}: {_plural(score.total, 'point')} ({table.value} table)"]
     lines += [
         f"  {colour:<{width}}  {cards:<18} {value:>+4}  {sign}".rstrip()
         for colour, cards, value, sign in rows

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Layout, LayoutError, Position, PositionError, Seats
+from setupcam import strict_json
 from setupcam.cli import UsageError
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"})
@@ -29,7 +30,9 @@ def read_json(path: str | Path) -> Any:
     except OSError as err:
         raise UsageError(f"{path}: cannot read ({err.strerror})") from None
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
+    except strict_json.DuplicateKeyError as err:
+        raise UsageError(f"{path}: {err}") from None
     except json.JSONDecodeError as err:
         raise UsageError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
     except RecursionError:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from browser import chromium, serving
+from flask import request
 from flask.testing import FlaskClient
 
 from setupcam.session import GameSession
@@ -45,12 +49,53 @@ def test_rulebook_example_tapped_in() -> None:
         page.fill("#new-player", "bea")
         page.press("#new-player", "Enter")
         page.locator("[data-player=bea] [data-card='joker'] .add").click()
-        page.wait_for_selector("[data-player=bea] .total:has-text('1 points')")
+        page.wait_for_selector("[data-player=bea] .total:text-is('1 point')")
+        page.wait_for_selector("#winner:text-is('Winner: andrzej with 41')")
         # A reload (a phone that locked mid-count) keeps the counts.
         page.reload()
         page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
         assert page.inner_text("[data-player=andrzej] [data-card=green] .count") == "9"
         assert page.locator("[data-player=bea]").count() == 1
+
+
+def test_players_late_answers_and_a_new_count() -> None:
+    app = create_app(GameSession(GameStore(":memory:")))
+    slow_first = threading.Event()
+
+    @app.before_request
+    def answer_the_first_tap_late() -> None:
+        # The server answers in threads: held here, the first answer comes after the rest.
+        if slow_first.is_set() and request.path == "/api/coloretto/score":
+            slow_first.clear()
+            time.sleep(1.0)
+
+    with serving(app) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/coloretto")
+        for name in ("constructor", "b", "c", "d", "e"):  # any name, even an object's own
+            page.fill("#new-player", name)
+            page.press("#new-player", "Enter")
+        page.wait_for_selector("[data-player=constructor]")
+        page.fill("#new-player", "f")
+        page.press("#new-player", "Enter")
+        banner = page.wait_for_selector("#error-banner:not([hidden])")
+        assert "2 to 5 players" in banner.inner_text()
+        assert page.locator(".coloretto-player").count() == 5
+        page.wait_for_selector("#winner:text-is('Tie between constructor, b, c, d, e with 0')")
+        # The first tap's answer comes last: the page must show the third tap's total.
+        slow_first.set()
+        green = page.locator("[data-player=b] [data-card='green'] .add")
+        for _ in range(3):
+            green.click()
+        page.wait_for_selector("[data-player=b] .total:text-is('6 points')")
+        page.wait_for_timeout(1500)  # the late first answer (1 point) has come by now
+        assert page.inner_text("[data-player=b] .total") == "6 points"
+        assert page.inner_text("#winner") == "Winner: b with 6"
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#clear-players")
+        page.wait_for_function("document.querySelectorAll('.coloretto-player').length === 0")
+        page.reload()
+        assert page.locator(".coloretto-player").count() == 0
 
 
 def test_score_api_errors() -> None:
@@ -66,6 +111,13 @@ def test_score_api_errors() -> None:
         },
     )
     assert good.json["players"]["a"]["total"] == 41
+    # A key given twice would lose cards: refused, as the command line refuses it.
+    twice = client.post(
+        "/api/coloretto/score",
+        data='{"table": "brown", "players": {"a": {"red": 1, "red": 9}}}',
+        content_type="application/json",
+    )
+    assert twice.status_code == 400 and "'red' is given twice" in twice.json["error"]
 
 
 def test_the_calculator_needs_no_token_on_a_shared_dashboard() -> None:

@@ -156,7 +156,7 @@ def test_bad_input_is_one_line_and_exit_2(
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["coloretto", "score", str(tmp_path / "nope.json")], capsys)
     assert (code, out) == (2, "")
-    assert "nope.json: No such file or directory" in err
+    assert "nope.json: no such file" in err
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -227,6 +227,49 @@ def test_scoresheet_jokers_may_become_any_players_colour() -> None:
     assert purple.best_scores()["anna"].joker_counts == {"red": 1}
 
 
+@pytest.mark.parametrize(
+    ("table", "cards", "total", "jokers"),
+    [
+        # A third colour nobody named: green 21 + red 21 + 1 (not 42 with green 7).
+        ("brown", {"green": 6, "red": 6, "joker": 1}, 43, {"another colour": 1}),
+        # Purple: red 3 (8) and a 1-card colour (1), not red 4 (7).
+        ("purple", {"red": 2, "joker": 2}, 9, {"another colour": 1, "red": 1}),
+        ("brown", {"joker": 2, "golden_joker": 1}, 6, {"another colour": 3}),
+    ],
+)
+def test_a_joker_may_become_a_colour_nobody_named(
+    table: str, cards: dict[str, int], total: int, jokers: dict[str, int]
+) -> None:
+    best = Scoresheet.from_dict({"table": table, "players": {"a": cards}}).best_scores()["a"]
+    assert (best.total, best.joker_counts) == (total, jokers)
+
+
+def test_unnamed_colours_are_only_those_the_game_surely_has() -> None:
+    # Two players: 5 colours in play, 4 named, so one joker may become a fifth; not two.
+    cards = {"a": {"red": 6, "blue": 6, "joker": 2}, "b": {"green": 1, "pink": 1}}
+    data = {"table": "brown", "players_count": 2, "players": cards}
+    assert Scoresheet.from_dict(data).joker_palette == (
+        "blue", "green", "pink", "red", "another colour",
+    )  # fmt: skip
+    best = Scoresheet.from_dict(data).best_scores()["a"]
+    # Both jokers make a 2-card colour (3): green first; pink or the unnamed one tie.
+    assert (best.total, best.joker_counts, best.ties) == (45, {"green": 2}, 2)
+    # Declared colours are the colours in play: nothing unnamed is added.
+    declared = {"table": "brown", "colours": ["red", "blue"], "players": {"a": cards["a"]}}
+    assert Scoresheet.from_dict(declared).joker_palette == ("blue", "red")
+
+
+def test_a_tie_goes_to_a_colour_named_before_one_nobody_named() -> None:
+    # Purple, 9 red and a joker: on red it adds nothing (5); as a 1-card colour it adds
+    # 1, be it blue (another player's) or any of the three colours nobody named. Blue,
+    # the colour named, comes first.
+    sheet = Scoresheet.from_dict(
+        {"table": "purple", "players": {"a": {"red": 9, "joker": 1}, "b": {"blue": 1}}}
+    )
+    best = sheet.best_scores()["a"]
+    assert best.joker_counts == {"blue": 1} and best.ties == 3
+
+
 def test_scoresheet_declared_colours_extend_the_palette() -> None:
     data = {
         "table": "purple",
@@ -262,7 +305,11 @@ def test_scoresheet_keeps_player_order() -> None:
         ({"a": {"brown": 1}}, {"removed": ["brown"]}, "player 'a': 'brown' was removed"),
         ({"a": {"red": 1}}, {"removed": ["brown"], "colours": ["brown"]}, "'colours': 'brown'"),
         ({"a": {"gren": 1}}, {"colours": ["green", "red"]}, "player 'a': colour 'gren' is not"),
-        ({"a": {"joker": 1}}, {}, "player 'a': jokers need a colour"),
+        ({"a": {"red": 5, "Red": 5}}, {}, "'red' and 'Red' are one colour spelt two ways"),
+        ({"a": {"red": 9}, "b": {"red ": 9}}, {}, "'red' and 'red ' are one colour"),
+        ({"a": {"red": 1}}, {"colours": ["red", "RED"]}, "'red' and 'RED' are one colour"),
+        ({"a": {"red": 1}}, {"removed": ["x", "y", "z"]}, "at most 2 colours are taken out"),
+        ({"a": {"red": 1}}, {"colours": ["joker"]}, "'joker' is a special card, not a colour"),
         ({"a": [1]}, {}, "player 'a': expected an object"),
         ({}, {}, "no players"),
         ({str(i): {"red": 1} for i in range(6)}, {}, "6 players, but at most 5"),
@@ -304,10 +351,11 @@ def test_scoresheet_variant_accepts_a_legal_three_player_game() -> None:
         "players": {"a": {"red": 9, "joker": 2}, "b": {"blue": 2}, "c": {"green": 1}},
     }
     scores = Scoresheet.from_dict(data).best_scores()
-    # 9 red score 5 however many; both jokers make a 2-card colour (4): blue before green.
+    # 9 red score 5 however many; both jokers make a 2-card colour (4): blue first, and
+    # green or any of the three colours nobody named would do as well.
     assert scores["a"].total == 9
     assert scores["a"].joker_counts == {"blue": 2}
-    assert scores["a"].ties == 1
+    assert scores["a"].ties == 4
     assert Scoresheet.from_dict(data).as_dict()["players"]["b"]["total"] == 4
 
 

@@ -7,17 +7,27 @@ from typing import Any
 from flask import request
 from werkzeug.exceptions import BadRequest
 
+from setupcam import strict_json
+
 TOO_DEEP = "the request body is not valid JSON (it is nested too deeply)"
 
 
 def request_json() -> Any:
-    """The body parsed as JSON, or ``None`` when it is not JSON (Flask's silent reading).
+    """The body parsed as JSON, or ``None`` when it is not JSON (as Flask's silent
+    reading), with a key given twice in one object refused.
 
     Raises :class:`werkzeug.exceptions.BadRequest` (answered as a 400 JSON error)
     for JSON nested too deeply to parse.
     """
+    if not request.is_json:
+        return None
     try:
-        return request.get_json(silent=True)
+        return strict_json.loads(request.get_data(cache=True))
+    except strict_json.DuplicateKeyError as err:
+        # The standard reader would keep the last silently: a lost tile or card.
+        raise BadRequest(f"the request body is not clear: {err}") from None
+    except ValueError:  # not JSON (nor UTF-8)
+        return None
     except RecursionError:
         # Python's JSON parser recurses once per nesting level, and "silent" only
         # swallows ValueError: '[' * 100000 (well under the body limit) exhausts the

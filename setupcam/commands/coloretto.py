@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.coloretto import Scoresheet, explain
 from setupcam.cli import UsageError
+from setupcam.inputs import read_json
 
 _FILE_HELP = """\
 TABLEAUS.json:
@@ -20,8 +21,8 @@ TABLEAUS.json:
    "players": {"anna": {"green": 6, "yellow": 4, "red": 3, "blue": 2,
                         "joker": 1, "golden_joker": 0, "+2": 1}}}
 Colour names are free; "table" is brown or purple. Optional fields:
-  "colours": [...]   the colours in play (a joker may become any colour in the
-                     file, or one listed here)
+  "colours": [...]   the colours in play, which jokers may become (without it: any
+                     colour in the file, or "another colour" nobody named)
   "removed": [...]   colours taken out of the game (3 players: 1, 2 players: 2)
   "players_count": N the number of players at the table (2 to 5)
 """
@@ -61,37 +62,15 @@ def run_score(args: argparse.Namespace) -> int:
         best = max(score.total for score in scores.values())
         winners = [name for name, score in scores.items() if score.total == best]
         word = "winner" if len(winners) == 1 else "tie between"
-        blocks.append(f"{word}: {', '.join(winners)} with {best} points")
+        blocks.append(f"{word}: {', '.join(winners)} with {best} point{'' if best == 1 else 's'}")
     print("\n\n".join(blocks))
     return 0
 
 
 def load_scoresheet(path: Path) -> Scoresheet:
     """Read and check a tableaus file; any problem is one line naming the file."""
-    text = path.read_text(encoding="utf-8-sig")  # -sig: a Notepad file's byte-order mark
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as err:
-        raise UsageError(f"{path}: not valid JSON ({err.msg}, line {err.lineno})") from None
-    except RecursionError:
-        raise UsageError(f"{path}: JSON nested too deeply to be a scoresheet") from None
-    except _DuplicateKey as err:
-        raise UsageError(f"{path}: {err}") from None
+    data = read_json(path)
     try:
         return Scoresheet.from_dict(data)
     except ValueError as err:
         raise UsageError(f"{path}: {err}") from None
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """JSON keeps the last of two equal keys silently; a tableau must not lose cards so."""
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(f"{key!r} is given twice in one object")
-        data[key] = value
-    return data
