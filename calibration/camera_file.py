@@ -77,10 +77,21 @@ class Calibration:
             ([300.0, 50.0], None)
         """
         corners = self.board_corners_array()
-        calibrated_width, calibrated_height = self.image_size
-        if corners is None or calibrated_width * height != calibrated_height * width:
+        if corners is None or not self.same_shape(width, height):
             return None
-        return corners * (width / calibrated_width)
+        return corners * (width / self.image_size[0])
+
+    def same_shape(self, width: int, height: int) -> bool:
+        """True when a ``width`` x ``height`` picture has the shape the file was made
+        for: its lens model and corners scale to it; another shape is another crop of
+        the sensor, which they do not fit.
+
+            >>> cal = Calibration((1280, 720))
+            >>> cal.same_shape(640, 360), cal.same_shape(640, 480)
+            (True, False)
+        """
+        calibrated_width, calibrated_height = self.image_size
+        return calibrated_width * height == calibrated_height * width
 
     def with_board(self, corners: Any) -> Calibration:
         """A copy with new board corners (NW, NE, SE, SW)."""
@@ -228,6 +239,11 @@ def save_calibration(cal: Calibration, path: str | Path) -> None:
 _MAPS: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
 
 
+class LensMismatch(ValueError):
+    """A picture of another shape than the lens was calibrated on: the lens model,
+    fitted to another crop of the sensor, would bend it wrongly."""
+
+
 def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
     """The image with lens distortion removed (same size and camera matrix).
 
@@ -238,6 +254,12 @@ def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
     if not cal.has_lens:
         return image
     height, width = image.shape[:2]
+    if not cal.same_shape(width, height):
+        raise LensMismatch(
+            f"the lens was calibrated on {cal.image_size[0]}x{cal.image_size[1]} pictures, "
+            f"and this one is {width}x{height}, another shape: calibrate the lens at this "
+            "size (setupcam calibrate lens)"
+        )
     key = (cal.camera_matrix, cal.dist_coeffs, width, height)
     maps = _MAPS.get(key)
     if maps is None:
@@ -257,13 +279,12 @@ def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
 
 
 def _scaled_matrix(k: Any, calibrated: tuple[int, int], actual: tuple[int, int]) -> np.ndarray:
-    """The camera matrix for a frame size other than the calibrated one (same aspect)."""
+    """The camera matrix for a frame size other than the calibrated one, of the same
+    shape (:func:`undistort` refuses another)."""
     k = np.array(k, np.float64)
     if tuple(actual) == tuple(calibrated):
         return k
-    sx, sy = actual[0] / calibrated[0], actual[1] / calibrated[1]
-    k[0] *= sx
-    k[1] *= sy
+    k[:2] *= actual[0] / calibrated[0]
     return k
 
 

@@ -87,12 +87,13 @@ def table_with_truth_reader(  # type: ignore[no-untyped-def]
     players: str = "S=red,W=green,N=yellow,E=purple",
     on_status=None,
     follow_the_dashboard: bool = False,
+    hands: bool = True,
 ):
     """A simulated game read by ``reader``, the board registered once from its true
     corners (as `calibrate board` would): the source's frames (the first already
     taken from it), the session, the pipeline and its runner."""
     source = SimulatedTableSource(
-        seed, players=players, realtime=False, games=1, max_turns=max_turns
+        seed, players=players, hands=hands, realtime=False, games=1, max_turns=max_turns
     )
     session = GameSession(GameStore(":memory:"))
     frames = iter(source)
@@ -107,9 +108,13 @@ def table_with_truth_reader(  # type: ignore[no-untyped-def]
     return source, itertools.chain([first], frames), session, pipeline, runner
 
 
-def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple"):  # type: ignore[no-untyped-def]
+def play_through(  # type: ignore[no-untyped-def]
+    seed: int, max_turns: int, players: str = "S=red,W=green,N=yellow,E=purple", hands=True
+):
     reader = TruthReader(seed)
-    source, frames, session, _, runner = table_with_truth_reader(seed, max_turns, reader, players)
+    source, frames, session, _, runner = table_with_truth_reader(
+        seed, max_turns, reader, players, hands=hands
+    )
     lost_in_clear_view = 0  # under a hand the tracker may doubt; in a clear view, never
     for frame in frames:
         reader.truth = frame.truth
@@ -118,6 +123,20 @@ def play_through(seed: int, max_turns: int, players: str = "S=red,W=green,N=yell
         lost_in_clear_view += report.location is None and clear
     assert source.stream is not None
     return session, source.stream.record, lost_in_clear_view
+
+
+@pytest.mark.parametrize("seed", [5, 100003, 100005])
+def test_tiles_put_down_with_no_hand_seen_are_scored_turn_by_turn(seed: int) -> None:
+    # No hand in any frame (a camera too slow to catch one, `eval` without --hands):
+    # each tile just appears, the turn's tiles 0.47 s apart. Before, the first steady
+    # view lasted for ever (nothing moved), and then turns were cut after one tile.
+    session, truth, _ = play_through(seed, max_turns=6, hands=False)
+    state = session.state
+    assert state is not None
+    expected = truth.replay()
+    assert [o.turn.player for o in state.outcomes] == [o.turn.player for o in expected.outcomes]
+    assert [o.turn.position for o in state.outcomes] == [o.turn.position for o in expected.outcomes]
+    assert state.scores == expected.scores
 
 
 @pytest.mark.parametrize("seed", [11, 12])

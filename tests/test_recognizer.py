@@ -597,3 +597,38 @@ def test_a_reader_whose_enrolment_base_is_missing_reads_but_cannot_enrol(
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "enrollment-base.onnx" in err and "enrolment network" in err
+
+
+def test_a_lens_calibrated_on_pictures_of_another_shape_is_refused(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # Its model, fitted to another crop of the sensor, would bend the photo wrongly;
+    # before, it was stretched to fit and applied without a word.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    _, image, cal = _write_frame(tmp_path, TEST_SEED + 5)
+    data = json.loads(cal.read_text(encoding="utf-8"))
+    width, height = data["image_size"]
+    data["image_size"] = [width, width * 3 // 4]
+    cal.write_text(json.dumps(data))
+    assert main(["recognize", str(image), "--calibration", str(cal)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert f"calibrated on {width}x{width * 3 // 4} pictures" in captured.err
+    assert f"this one is {width}x{height}, another shape" in captured.err
+
+
+def test_the_live_app_leaves_out_a_lens_of_another_shape_and_says_so(tmp_path: Path) -> None:
+    from calibration.camera_file import load_calibration
+    from vision.pipeline import LivePipeline
+
+    frame, _, cal = _write_frame(tmp_path, TEST_SEED + 5)
+    data = json.loads(cal.read_text(encoding="utf-8"))
+    data["image_size"] = [data["image_size"][0], data["image_size"][0] * 3 // 4]
+    del data["board_corners"]
+    cal.write_text(json.dumps(data))
+    pipeline = LivePipeline(TileRecognizer.load(), calibration=load_calibration(cal))
+    report = pipeline.process(frame.image, 0.0)  # no error: read as it comes
+    assert pipeline.lens_misfit is not None and "another shape" in pipeline.lens_misfit
+    assert pipeline.undistorted(frame.image) is frame.image
+    assert report.location is not None

@@ -28,7 +28,7 @@ from vision.burst import accumulated, averaged, burst_of, registered
 from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
-from vision.recognizer import COVERED, Reading, TileRecognizer, small_board_advice
+from vision.recognizer import COVERED, Label, Reading, TileRecognizer, label_of, small_board_advice
 from vision.sources import FrameSource, SourceFrame
 from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 from vision.unread import UnreadTiles
@@ -36,6 +36,10 @@ from vision.unread import UnreadTiles
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
 last steady view, above which the square counts as disturbed this turn."""
+CHANGED_FRAMES = 3
+"""A square newly disturbed (:data:`TOUCHED`) in this many frames running, with no hand
+seen, is a tile put down between two frames (a camera too slow to catch the hand, a
+fast video). A camera's shake disturbs a square for a frame or two, and less."""
 SECOND_LOOK_SQUARES = 3
 """A frame's squares left "?" (not hands) are read again at all four quarter turns, at
 most this many per frame: 4 crops each, about 0.8 ms a square (12 crops take 2.4-2.5 ms
@@ -101,6 +105,8 @@ class LivePipeline:
             initial = manual_board(calibration.board_corners)
         self.board = BoardTracker(self.layout, look=look, initial=initial)
         self._registration_fitted = False  # to the first frame's size
+        self.lens_misfit: str | None = None
+        """Why the calibration's lens model is not used (pictures of another shape)."""
         self.motion = MotionDetector()
         self.stability = StabilityTracker(settle_s)
         self.unread = UnreadTiles()
@@ -111,6 +117,17 @@ class LivePipeline:
         self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
         self._touch_since_steady: dict[str, float] = {}
+        self._explained: set[str] | None = None
+        """Squares disturbed when this still moment began (a hand's work, seen); None
+        while something moves over the board."""
+        self._disturbed_frames: dict[str, int] = {}
+        """Per square newly disturbed in this still moment: frames running."""
+        self._arm_seen = False
+        """An arm came over the board's border since the last steady view."""
+        self._moved_unseen = False
+        """The last frame saw motion, and no arm since the last steady view."""
+        self._view_labels: dict[str, Label] = {}
+        """What the last steady view read on each square (its likeliest class)."""
         self._border_still_since: float | None = None
         # The middle of each square: a tile placed there changes it; a neighbour's
         # shadow or a slightly shifted tile edge barely does.
@@ -124,12 +141,25 @@ class LivePipeline:
         made at another resolution of the same shape, its corners scaled; of another
         shape, the board is found anew (reading through wrong corners reads nonsense)."""
         calibration = self.calibration
-        if calibration is None or calibration.board_corners is None:
+        if calibration is None:
             return
-        if calibration.image_size == (width, height):
+        if calibration.has_lens and not calibration.same_shape(width, height):
+            self.lens_misfit = (
+                f"the lens calibration was made on {calibration.image_size[0]}x"
+                f"{calibration.image_size[1]} pictures and the camera sends {width}x{height}, "
+                "another shape: it is not used (calibrate the lens at this size)"
+            )
+        if calibration.board_corners is None or calibration.image_size == (width, height):
             return
         corners = calibration.board_corners_for(width, height)
         self.board.reset(None if corners is None else manual_board(corners))
+
+    def undistorted(self, image: np.ndarray) -> np.ndarray:
+        """The frame with the lens's distortion taken out, when the calibration has a
+        lens model that fits the camera's pictures."""
+        if self.calibration is None or not self.calibration.has_lens or self.lens_misfit:
+            return image
+        return undistort(image, self.calibration)
 
     def set_board_corners(self, corners: Any) -> None:
         """Register the board by hand (the dashboard's drag handles)."""
@@ -158,8 +188,7 @@ class LivePipeline:
         look = BoardLook.from_seats(seats.by_edge)
         if look is None or not look.distinct():
             return None
-        if self.calibration is not None and self.calibration.has_lens:
-            image = undistort(image, self.calibration)
+        image = self.undistorted(image)
         turned = orient(image, location, self.layout, look)
         self.board.look = look
         if np.allclose(turned.corners, location.corners):
@@ -182,7 +211,7 @@ class LivePipeline:
             self._registration_fitted = True
             self._fit_registration(image.shape[1], image.shape[0])
         if self.calibration is not None and self.calibration.has_lens:
-            image = undistort(image, self.calibration)
+            image = self.undistorted(image)
             lap("undistort")
         location = self.board.update(image)
         lap("locate")
@@ -204,7 +233,17 @@ class LivePipeline:
         # decoder weighs it); it is no reason to wait forever.
         hand_over_border = self._hand_over_border(now, moving)
         obstructed = moving or hand_over_border
-        self._note_touched_squares()
+        disturbed = self._note_touched_squares() | self._read_otherwise(readings)
+        self._arm_seen |= hand_over_border
+        if self._changed_unseen(disturbed, obstructed) or (
+            # Something moved over the board, but no arm came over its border: a tile
+            # put down between two frames, as above.
+            not obstructed and self._moved_unseen and self.stability.idle
+        ):
+            # The player may still be putting tiles down: wait the longer look, which
+            # outlasts the moment between two tiles of one turn.
+            self.stability.restart(longer=True)
+        self._moved_unseen = obstructed and not self._arm_seen
         lap("motion")
         probabilities = {s: r.probabilities for s, r in readings.items()}
         view = self.stability.update(now, probabilities, obstructed, crops)
@@ -219,6 +258,12 @@ class LivePipeline:
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now
             self._touch_since_steady = {}
+            self._explained, self._disturbed_frames = set(), {}
+            self._arm_seen = False
+            self._view_labels = {
+                square: label_of(int(np.argmax(probs)))
+                for square, probs in view.probabilities.items()
+            }
         lap("decide")
         return FrameReport(
             now,
@@ -345,16 +390,55 @@ class LivePipeline:
             return False
         return True
 
-    def _note_touched_squares(self) -> None:
+    def _note_touched_squares(self) -> set[str]:
         """Keep, per square, the largest change from the last steady view: a tile can
-        only have been placed where something disturbed the square."""
+        only have been placed where something disturbed the square. Returns the squares
+        disturbed in this frame."""
         change = self.motion.change_from_background
         if change is None:
-            return
+            return set()
+        disturbed = set()
         for square, rect in self._inner_rects.items():
             level = region_mean(change, rect)
+            if level >= TOUCHED:
+                disturbed.add(square)
             if level > self._touch_since_steady.get(square, 0.0):
                 self._touch_since_steady[square] = level
+        return disturbed
+
+    def _read_otherwise(self, readings: Mapping[str, Reading]) -> set[str]:
+        """Squares this frame reads surely as something else than the last steady view
+        did. A tile put on a tile that looks much alike (a 5 on a 6 of one colour)
+        barely changes the pixels, but it reads otherwise; such a square counts as
+        touched, as a hand over it would have made it."""
+        changed = {
+            square
+            for square, reading in readings.items()
+            if reading.label not in ("?", "covered")
+            and square in self._view_labels
+            and reading.label != self._view_labels[square]
+        }
+        for square in changed:
+            self._touch_since_steady[square] = max(
+                self._touch_since_steady.get(square, 0.0), TOUCHED
+            )
+        return changed
+
+    def _changed_unseen(self, disturbed: set[str], obstructed: bool) -> bool:
+        """True when a tile was put down with no hand seen: a square not disturbed when
+        this still moment began stays disturbed :data:`CHANGED_FRAMES` frames running.
+        Without this, such a board is never decided: nothing moved, so the still
+        moment, and its view of the board before the tile, would go on."""
+        if obstructed:
+            self._explained, self._disturbed_frames = None, {}
+            return False
+        if self._explained is None:  # the first still frame: the hand's work is seen
+            self._explained = set(disturbed)
+        new = disturbed - self._explained
+        self._disturbed_frames = {s: self._disturbed_frames.get(s, 0) + 1 for s in new}
+        settled = {s for s, frames in self._disturbed_frames.items() if frames >= CHANGED_FRAMES}
+        self._explained |= settled
+        return bool(settled)
 
     def _untouched(self) -> frozenset[str]:
         """Squares nothing disturbed since the last steady view (unknown before one)."""
@@ -553,7 +637,8 @@ class PipelineRunner:
             # Said while the set-up can still be fixed: suits misread on a small board,
             # many tiles unread (a set never enrolled, a smeared picture).
             advice = (
-                small_board_advice(report.location.corners)
+                self.pipeline.lens_misfit
+                or small_board_advice(report.location.corners)
                 or self.pipeline.covered_advice()
                 or self.pipeline.unread_advice()
             )
@@ -626,10 +711,7 @@ class PipelineRunner:
             image, report = self._image, self._report
         if image is None or report is None:
             return None
-        calibration = self.pipeline.calibration
-        if calibration is not None and calibration.has_lens:
-            image = undistort(image, calibration)
-        return image, report
+        return self.pipeline.undistorted(image), report
 
     def board_corners(self) -> list[list[float]] | None:
         location = self.pipeline.board.registered

@@ -103,6 +103,25 @@ class StabilityTracker:
         self._emitted = False
         self._looking_longer = True
 
+    def restart(self, longer: bool = False) -> None:
+        """The board changed though nothing was seen moving: a new still moment starts
+        now, and with ``longer`` it must last :data:`LONGER_LOOK_S`.
+
+        >>> tracker = StabilityTracker(settle_s=0.3)
+        >>> probs = {"b2": np.eye(3)[0]}
+        >>> tracker.restart(longer=True)
+        >>> views = [tracker.update(t / 10, probs, obstructed=False) for t in range(12)]
+        >>> [t for t, v in enumerate(views) if v is not None]
+        [9]
+        """
+        self.reset()
+        self._looking_longer = longer
+
+    @property
+    def idle(self) -> bool:
+        """True when no still moment has begun (something moves, or nothing was fed)."""
+        return not self._window
+
     @property
     def settling(self) -> bool:
         """True while the board is still but not yet for long enough."""
