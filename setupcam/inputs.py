@@ -48,6 +48,10 @@ def read_image(path: str | Path) -> Any:
         raise UsageError(f"{path}: no such file")
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not an image")
+    if is_cut_short(path):
+        # OpenCV decodes what there is and greys out the rest: read, a board in the
+        # grey would be nonsense, printed as if it were a reading.
+        raise UsageError(f"{path}: the file is cut short (an unfinished copy or download?)")
     try:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error as err:
@@ -100,6 +104,25 @@ def read_position_file(path: str | Path, layout: Layout) -> Position:
         return Position.from_json(data, layout, origin=str(path))
     except PositionError as err:
         raise UsageError(str(err)) from None
+
+
+def is_cut_short(path: Path) -> bool:
+    """True for a JPEG or PNG file whose end is missing.
+
+    A JPEG's picture ends with an end-of-image marker after its last scan (an EXIF
+    thumbnail has its own, earlier); a PNG ends with its IEND chunk."""
+    with open(path, "rb") as file:
+        head = file.read(8)
+        file.seek(0, 2)
+        size = file.tell()
+        if head.startswith(b"\x89PNG"):
+            file.seek(max(0, size - 64))
+            return b"IEND" not in file.read()
+        if not head.startswith(b"\xff\xd8"):
+            return False
+        file.seek(0)
+        data = file.read()
+    return data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda")
 
 
 def print_json(obj: Any) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from calibration.camera_file import CalibrationError, calibration_from_dict
 from setupcam.cli import main
+from setupcam.inputs import is_cut_short
 
 SEATS = ["--seats", "S=red,W=green", "--active", "red"]
 
@@ -57,6 +58,29 @@ def test_an_image_over_opencvs_pixel_limit(tmp_path: Path, capsys) -> None:
     position = write_json(tmp_path / "p.json", {"squares": {}})
     err = one_line_error(capsys, ["score", str(bomb), position, *SEATS])
     assert "bomb.png: cannot read this image" in err
+
+
+def test_an_image_cut_short(tmp_path: Path, capsys) -> None:
+    # OpenCV greys out what is missing and reads on; setupcam says the file is cut.
+    picture = np.random.default_rng(0).integers(0, 255, (240, 320, 3), np.uint8)
+    jpeg = cv2.imencode(".jpg", picture)[1].tobytes()
+    png = cv2.imencode(".png", picture)[1].tobytes()
+    # A phone's photo carries a thumbnail, a whole JPEG, before its own picture.
+    thumbnail = cv2.imencode(".jpg", picture[::8, ::8])[1].tobytes()
+    app1 = b"Exif\0\0" + thumbnail
+    with_thumbnail = jpeg[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + jpeg[2:]
+    for name, data in (
+        ("cut.jpg", jpeg[: len(jpeg) * 85 // 100]),
+        ("cut.png", png[:-100]),
+        ("cut-phone.jpg", with_thumbnail[: len(with_thumbnail) * 9 // 10]),
+    ):
+        (tmp_path / name).write_bytes(data)
+        err = one_line_error(capsys, ["recognize", str(tmp_path / name)])
+        assert f"{name}: the file is cut short" in err
+    for name, data in (("whole.jpg", jpeg), ("whole.png", png), ("phone.jpg", with_thumbnail)):
+        (tmp_path / name).write_bytes(data)
+        assert not is_cut_short(tmp_path / name), name
+        assert cv2.imread(str(tmp_path / name)) is not None
 
 
 def test_an_image_too_small_to_show_a_board(tmp_path: Path, capsys) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -63,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
             f"--camera must be 0 or more (cameras are numbered from 0), not {args.camera}"
         )
     check_live_options(args)
+    # FFmpeg's own lines ("Connection refused", "No JPEG data found") would say again,
+    # in its words, what our one-line errors and the camera line say. Set it to 24 to
+    # see them.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     start_game = _game_to_start(args)
     if args.fast and not (args.video or args.folder):
         raise UsageError(
@@ -74,6 +79,16 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{flag} {value}: no such file")
     if args.camera is not None:
         _check_camera(args.camera)
+    if args.video is not None:
+        _check_video(args.video)
+    if args.calibration is not None and not Path(args.calibration).exists():
+        # Not an error: the Calibrate page saves the calibration there.
+        print(
+            f"setupcam serve: note: {args.calibration} does not exist yet: the board is "
+            "found without it, and the Calibrate page's Save writes it there",
+            file=sys.stderr,
+            flush=True,
+        )
     source = (
         CaptureSource(args.camera)
         if args.camera is not None
@@ -121,6 +136,22 @@ def _game_to_start(args: argparse.Namespace) -> GameSetup | None:
         except SeatsError as err:
             raise UsageError(f"--teams: {err}") from None
     return GameSetup(seats, teams, GameOptions(equal_turns=args.equal_turns))
+
+
+def _check_video(path: str) -> None:
+    """A one-line :class:`UsageError` unless ``path`` is a video with a picture in it."""
+    import cv2
+
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    capture = cv2.VideoCapture(path)
+    try:
+        ok = capture.isOpened() and capture.read()[0]
+    finally:
+        capture.release()
+        cv2.utils.logging.setLogLevel(level)
+    if not ok:
+        raise UsageError(f"--video {path}: not a video OpenCV can read")
 
 
 def _check_camera(index: int) -> None:
