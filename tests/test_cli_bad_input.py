@@ -233,3 +233,10 @@ def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, 
     out = json.loads(capsys.readouterr().out)
     assert not out["board"]["found"] and "lie outside this picture" in out["board"]["reason"]
     assert set(out["squares"].values()) == {"?"}
+
+
+def test_enroll_writes_only_into_a_folder_that_is_there(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "not-there" / "set.npz"
+    err = one_line_error(capsys, ["enroll", "--out", str(out), "a.png=a.json"])
+    assert f"--out {out}: no such folder" in err
+    assert not out.parent.exists()

@@ -19,6 +19,7 @@ from vision.enrollment import (
     enrolled_again,
     enrollment_views,
     previous_enrollment_path,
+    save_keeping_previous,
 )
 from vision.enrollment_photos import KeptPhotos, board_region, layout_description
 from vision.recognizer import TileRecognizer
@@ -189,3 +190,22 @@ def test_kept_photos_read_back_from_their_description(samples) -> None:
     assert [s.name for s in again.samples] == ["photo0.png", "photo1.png"]
     with pytest.raises(ValueError, match="incomplete"):
         KeptPhotos.from_file(kept.arrays(), {"photos": []})
+
+
+def test_a_write_that_fails_halfway_leaves_the_enrolment_as_it_was(
+    recognizer, samples, tmp_path, monkeypatch
+) -> None:
+    enrollment = build_enrollment(recognizer, samples, LAYOUT)
+    path = tmp_path / "enrollment.npz"
+    save_keeping_previous(enrollment, path)
+    before = path.read_bytes()
+
+    def disk_full_halfway(handle, **arrays) -> None:  # type: ignore[no-untyped-def]
+        handle.write(b"PK\x03\x04 half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full_halfway)
+    with pytest.raises(OSError):
+        save_keeping_previous(enrollment, path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["enrollment.npz"]

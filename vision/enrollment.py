@@ -57,6 +57,7 @@ well-chosen tiles can); :func:`build_enrollment` says which are missing otherwis
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -319,7 +320,7 @@ class Enrollment:
         """Write the enrolment as a small ``.npz`` (about 300 kB, most of it the
         photos' tiles as grey templates)."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)  # the default place, at first use
         meta = {
             "format": FORMAT,
             "labels": list(LABELS),
@@ -367,18 +368,26 @@ class Enrollment:
         if self.photos is not None:
             meta["kept_photos"] = self.photos.description()
             kept |= self.photos.arrays()
-        with open(path, "wb") as handle:  # np.savez would append .npz to other names
-            np.savez_compressed(
-                handle,
-                value_weight=self.value.weight.astype(np.float32),
-                value_bias=self.value.bias.astype(np.float32),
-                suit_weight=self.suit.weight.astype(np.float32),
-                suit_bias=self.suit.bias.astype(np.float32),
-                counts=self.counts.astype(np.int32),
-                meta=np.array(json.dumps(meta, ensure_ascii=False)),
-                **{name: array.astype(np.float32) for name, array in extra.items()},
-                **kept,
-            )
+        # Written beside it, then put in its place: a crash or a full disk never
+        # leaves half a file where recognize and the live app read it.
+        partial = path.with_name(path.name + ".partial")
+        try:
+            with open(partial, "wb") as handle:  # np.savez would append .npz to other names
+                np.savez_compressed(
+                    handle,
+                    value_weight=self.value.weight.astype(np.float32),
+                    value_bias=self.value.bias.astype(np.float32),
+                    suit_weight=self.suit.weight.astype(np.float32),
+                    suit_bias=self.suit.bias.astype(np.float32),
+                    counts=self.counts.astype(np.int32),
+                    meta=np.array(json.dumps(meta, ensure_ascii=False)),
+                    **{name: array.astype(np.float32) for name, array in extra.items()},
+                    **kept,
+                )
+            partial.replace(path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> Enrollment:
@@ -594,15 +603,20 @@ def save_keeping_previous(enrollment: Enrollment, path: str | Path) -> Path | No
     :func:`previous_enrollment_path`, which is returned: an enrolment is never thrown
     away. ``OSError`` if it cannot be written; the file at ``path`` is then as it was."""
     path = Path(path)
-    previous = previous_enrollment_path(path) if path.is_file() else None
-    if previous is not None:
-        path.replace(previous)
+    if not path.is_file():
+        enrollment.save(path)
+        return None
+    # The old file is copied aside first and named as the previous one only once the
+    # new one is in place (in one step): whatever fails, no enrolment is lost.
+    kept = path.with_name(path.name + ".kept")
+    shutil.copy2(path, kept)
     try:
         enrollment.save(path)
-    except OSError:
-        if previous is not None:
-            previous.replace(path)
+    except BaseException:
+        kept.unlink(missing_ok=True)
         raise
+    previous = previous_enrollment_path(path)
+    kept.replace(previous)
     return previous
 
 

@@ -134,6 +134,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.calibration.is_file():
             raise UsageError(f"{args.calibration}: no such calibration file")
         cal = load_calibration(args.calibration)
+    if args.out is not None:
+        if args.out.is_dir():
+            raise UsageError(f"--out {args.out}: is a folder, not a file")
+        if not args.out.parent.is_dir():
+            raise UsageError(f"--out {args.out}: no such folder {args.out.parent}")
     pairs = [_split_pair(p) for p in args.pairs]
     _refuse_repeated_photos([image for image, _ in pairs])
     samples = []
