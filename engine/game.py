@@ -404,6 +404,10 @@ class GameRecord:
         options_data = data.get("options") or {}
         if not isinstance(options_data, dict):
             raise GameError("'options' must be an object")
+        unknown = sorted(set(options_data) - {"equal_turns"})
+        if unknown:
+            # A misspelt option would otherwise be ignored, and the game scored otherwise.
+            raise GameError(f"unknown option {unknown[0]!r} (the options: equal_turns)")
         equal_turns = options_data.get("equal_turns", False)
         if not isinstance(equal_turns, bool):
             raise GameError("options.equal_turns must be true or false")
@@ -416,7 +420,10 @@ class GameRecord:
             )
         start = _read_position(data["start"], layout, "start")
         setup = GameSetup(seats, teams, GameOptions(equal_turns=equal_turns), start)
-        raw_turns = data.get("turns", [])
+        if "turns" not in data:
+            # A misspelt key would otherwise replay as a game with no turns.
+            raise GameError("'turns' is missing: the game's turns ([] for none yet)")
+        raw_turns = data["turns"]
         if not isinstance(raw_turns, list):
             raise GameError("'turns' must be a list")
         turns = tuple(_read_turn(raw, number, layout) for number, raw in enumerate(raw_turns, 1))

@@ -58,7 +58,15 @@ class Seats:
                 raise SeatsError(str(err)) from None
             if edge in by_edge:
                 raise SeatsError(f"edge {edge.value} is given twice")
-            by_edge[edge] = colour.strip()
+            colour = colour.strip()
+            for mark in "=;,+":
+                if mark in colour:
+                    # "S=red;W=green" would otherwise be one player named "red;W=green".
+                    raise SeatsError(
+                        f"bad colour {colour!r}: a colour cannot hold {mark!r} "
+                        "(separate the seats with commas, e.g. S=red,W=green)"
+                    )
+            by_edge[edge] = colour
         return cls(by_edge)
 
     @classmethod

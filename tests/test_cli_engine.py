@@ -187,6 +187,19 @@ def test_replay_team_game_and_ascii_tiles(
             "no player 'blue'",
         ),
         ({"seats": {"S": "red", "W": "green"}, "turns": []}, "'start' is missing"),
+        (
+            {"seats": {"S": "red", "W": "green"}, "start": {"squares": {}}, "turn": []},
+            "'turns' is missing",
+        ),
+        (
+            {
+                "seats": {"S": "red", "W": "green"},
+                "start": {"squares": {}},
+                "turns": [],
+                "options": {"x": 1},
+            },
+            "unknown option 'x'",
+        ),
         ([1, 2], "JSON object"),
     ],
 )
