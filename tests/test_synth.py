@@ -241,6 +241,23 @@ def test_cli_unknown_style_is_a_one_line_error(tmp_path, capsys) -> None:
     assert "classic" in err and "rococo" in err
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--game", "--scenes", "2"], "--scenes is for still scenes"),
+        (["--video", "x.mp4"], "--video goes with --game"),
+        (["--max-turns", "3"], "--max-turns goes with --game"),
+        (["--game", "--video", "not-there/x.mp4"], "no such folder not-there"),
+    ],
+)
+def test_cli_options_of_the_other_mode_are_refused(tmp_path, capsys, extra, message) -> None:
+    out = tmp_path / "out"
+    assert main(["synth", "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()  # nothing left behind
+
+
 @pytest.mark.parametrize("corner", [(40, 50), (700, 640), (1380, 1390)])
 def test_a_shadow_darkens_only_its_window_as_the_whole_table_would(corner) -> None:
     from vision.synth.table_art import _soft_shadow

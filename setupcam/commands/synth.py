@@ -23,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Render photo-like frames of a SETUP board with exact ground truth.",
     )
     parser.add_argument("--out", required=True, type=Path, help="output directory")
-    parser.add_argument("--scenes", type=int, default=10, help="number of still scenes")
+    parser.add_argument(
+        "--scenes", type=int, help="number of still scenes (default 10; not with --game)"
+    )
     parser.add_argument("--seed", type=seed, default=0, help="random seed (same seed, same images)")
     parser.add_argument(
         "--style", metavar="FAMILY", help="art family (default: any training family)"
@@ -34,9 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--video", metavar="FILE", help="with --game: write an mp4 instead of JPEGs"
     )
-    parser.add_argument("--fps", type=float, default=15.0, help="with --game: frames per second")
+    parser.add_argument("--fps", type=float, help="with --game: frames per second (default 15)")
     parser.add_argument(
-        "--max-turns", type=int, default=400, help="with --game: stop the game after N turns"
+        "--max-turns", type=int, help="with --game: stop the game after N turns (default 400)"
     )
     parser.set_defaults(handler=run)
 
@@ -59,15 +61,40 @@ def run(args: argparse.Namespace) -> int:
 
     if args.style is not None and args.style not in FAMILIES:
         raise UsageError(f"unknown style {args.style!r}; families: {', '.join(FAMILIES)}")
+    # An option the chosen mode does not use is a mistake, not a thing to drop unsaid.
+    if args.game and args.scenes is not None:
+        raise UsageError("--scenes is for still scenes: leave it out with --game")
+    for flag in ("video", "fps", "max_turns"):
+        if not args.game and getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} goes with --game")
+    args.scenes = 10 if args.scenes is None else args.scenes
+    args.fps = 15.0 if args.fps is None else args.fps
+    args.max_turns = 400 if args.max_turns is None else args.max_turns
     if args.fps <= 0 or args.max_turns < 1:
         raise UsageError("--fps must be positive and --max-turns at least 1")
     if args.scenes < 0:
         raise UsageError("--scenes must be 0 or more")
     resolution = _resolution(args.resolution)
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out}: is a file, not a folder")
+    video = _video_path(args) if args.video else None
     args.out.mkdir(parents=True, exist_ok=True)
     if args.game:
-        return _run_game(args, resolution)
+        return _run_game(args, resolution, video)
     return _run_stills(args, resolution)
+
+
+def _video_path(args: argparse.Namespace) -> Path:
+    """Where ``--video`` writes: a bare name goes into ``--out``; another path must
+    name a folder that is there."""
+    from setupcam.cli import UsageError
+
+    video = Path(args.video)
+    if not video.is_absolute() and video.parent == Path("."):
+        return args.out / video
+    if not video.parent.is_dir():
+        raise UsageError(f"--video {video}: no such folder {video.parent}")
+    return video
 
 
 def _run_stills(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
@@ -92,7 +119,7 @@ def _run_stills(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
     return 0
 
 
-def _run_game(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
+def _run_game(args: argparse.Namespace, resolution: tuple[int, int], video: Path | None) -> int:
     import cv2
 
     from setupcam.cli import UsageError
@@ -107,10 +134,7 @@ def _run_game(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
         max_turns=args.max_turns,
     )
     writer = None
-    if args.video:
-        video = Path(args.video)
-        if not video.is_absolute() and video.parent == Path("."):
-            video = args.out / video
+    if video is not None:
         writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), args.fps, resolution)
         if not writer.isOpened():
             raise UsageError(f"cannot write video {video}")
@@ -131,5 +155,6 @@ def _run_game(args: argparse.Namespace, resolution: tuple[int, int]) -> int:
                 print(f"\rsynth: {count} frames", end="", file=sys.stderr, flush=True)
     if writer is not None:
         writer.release()
-    print(f"\rsynth: {count} frames written to {args.out}", file=sys.stderr)
+    where = f"{video} (events in {args.out})" if video is not None else str(args.out)
+    print(f"\rsynth: {count} frames written to {where}", file=sys.stderr)
     return 0
