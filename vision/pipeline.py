@@ -233,8 +233,8 @@ class LivePipeline:
         # decoder weighs it); it is no reason to wait forever.
         hand_over_border = self._hand_over_border(now, moving)
         obstructed = moving or hand_over_border
-        disturbed = self._note_touched_squares() | self._read_otherwise(readings)
         self._arm_seen |= hand_over_border
+        disturbed = self._note_touched_squares() | self._read_otherwise(readings)
         if self._changed_unseen(disturbed, obstructed) or (
             # Something moved over the board, but no arm came over its border: a tile
             # put down between two frames, as above.
@@ -409,8 +409,8 @@ class LivePipeline:
     def _read_otherwise(self, readings: Mapping[str, Reading]) -> set[str]:
         """Squares this frame reads surely as something else than the last steady view
         did. A tile put on a tile that looks much alike (a 5 on a 6 of one colour)
-        barely changes the pixels, but it reads otherwise; such a square counts as
-        touched, as a hand over it would have made it."""
+        barely changes the pixels, but it reads otherwise; with no arm seen, such a
+        square counts as touched, as a hand over it would have made it."""
         changed = {
             square
             for square, reading in readings.items()
@@ -418,10 +418,12 @@ class LivePipeline:
             and square in self._view_labels
             and reading.label != self._view_labels[square]
         }
-        for square in changed:
-            self._touch_since_steady[square] = max(
-                self._touch_since_steady.get(square, 0.0), TOUCHED
-            )
+        if not self._arm_seen:
+            # With an arm seen, its pixels say which squares it touched; a reading
+            # under a passing hand's shadow is no sign of a tile.
+            for square in changed:
+                level = self._touch_since_steady.get(square, 0.0)
+                self._touch_since_steady[square] = max(level, TOUCHED)
         return changed
 
     def _changed_unseen(self, disturbed: set[str], obstructed: bool) -> bool:

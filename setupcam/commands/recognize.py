@@ -150,12 +150,20 @@ def locate_board(
                 file=sys.stderr,
             )
     try:
-        return image, find_board(image, layout, look=look).corners, None
+        location = find_board(image, layout, look=look)
     except BoardNotFound as err:
         reason = err.reason
         if moved:
             reason = f"not where {calibration} puts it, and not found: {reason}"
         return image, None, reason
+    if location.orientation_source == "nearest-edge":
+        # A wrong guess names every square wrongly, surely: say it was a guess.
+        print(
+            "setupcam: south taken as the board's edge nearest the bottom of the photo; "
+            "give --seats (the players' colours) or --calibration if it is another edge",
+            file=sys.stderr,
+        )
+    return image, location.corners, None
 
 
 def _still_there(look: Any, image: Any, corners: Any) -> bool:
