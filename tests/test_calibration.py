@@ -775,8 +775,11 @@ def test_cli_lens_and_targets(tmp_path, capsys):
         cv2.imwrite(str(path), charuco_view(rng, k, None, size, tilt_range=(0, 4)))
         flat.append(str(path))
     before = out.read_bytes()
-    assert main(["calibrate", "lens", *flat, "--out", str(out)]) == 1
-    assert "nothing written" in capsys.readouterr().out and out.read_bytes() == before
+    assert main(["calibrate", "lens", *flat, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "nothing written" in captured.err and captured.err.count("\n") == 1
+    assert "flat0.png" in captured.out  # the photos' report, to see which to retake
+    assert out.read_bytes() == before
     assert main(["calibrate", "lens", *flat, "--out", str(out), "--keep-anyway"]) == 0
     assert "wrote" in capsys.readouterr().out and out.read_bytes() != before
     assert main(["calibrate", "target", "--out", str(tmp_path / "t.pdf")]) == 0

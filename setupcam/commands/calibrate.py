@@ -116,12 +116,12 @@ def _lens(args: argparse.Namespace) -> int:
     k = result.camera_matrix
     fitted = f"rms {result.rms:.3f} px, fx {k[0][0]:.1f} fy {k[1][1]:.1f}"
     if not result.ok and not args.keep_anyway:
-        # A lens model the photos cannot vouch for would bend every later reading.
-        print(
+        # A lens model the photos cannot vouch for would bend every later reading:
+        # photos not good enough are bad input, said as every command says it.
+        raise UsageError(
             f"{fitted}; nothing written to {out} (a file there is as it was): retake the "
             "photos, or add --keep-anyway to write this calibration"
         )
-        return 1
     save_calibration(result.to_calibration(), out)
     print(f"{fitted}; wrote {out}")
     return 0  # good, acceptable, or kept as asked
