@@ -70,6 +70,12 @@ BENCHMARKS = [
         ["eval", "--games", "4", "--seed", "100000", "--hands", "--max-turns", "12"],
     ),
     (
+        "End to end with no hand in sight (each tile appears between two frames)",
+        "setupcam",
+        ["eval", "--games", "20", "--seed", "100000", "--max-turns", "12"],
+        ["eval", "--games", "4", "--seed", "100000", "--max-turns", "12"],
+    ),
+    (
         "End to end on the held-out art, each game's tiles enrolled first",
         "setupcam",
         ["eval", "--games", "10", "--seed", "100000", "--max-turns", "12", *HELD_OUT_ENROLLED],
