@@ -277,6 +277,8 @@ class LiveApp:
     session: GameSession
     runner: PipelineRunner
     token: str | None
+    starting_game: bool = False
+    """A game given on the command line starts at the first steady view."""
 
     def serve(self, host: str, port: int) -> None:
         """Run the pipeline thread and the web server until Ctrl-C."""
@@ -362,7 +364,7 @@ def build_live_app(
     out = enrollment_out or enrollment_path or default_enrollment_path()
     guide = EnrollmentGuide(runner, reader, Path(out))
     app = create_app(session, runner, token=token, enrollment=guide)
-    return LiveApp(app, session, runner, token)
+    return LiveApp(app, session, runner, token, starting_game=start_game is not None)
 
 
 def _question_open(session: GameSession) -> str | None:
@@ -448,6 +450,8 @@ class RecordingProgress:
         session = self.live.session
         state = session.state
         if state is None or session.record is None:
+            if self.live.starting_game:
+                return "no game: the board was never seen still and clear of hands"
             return "no game (give --seats to start one at the first view of the board)"
         scores = ", ".join(f"{colour} {score}" for colour, score in state.scores.items())
         turns = len(session.record.turns)

@@ -16,6 +16,7 @@ from setupcam.cli import main
         (["serve", "--video", "/nonexistent.mp4"], "--video /nonexistent.mp4: no such file"),
         (["serve", "--camera", "0", "--model", "/nonexistent.onnx"], "no such file"),
         (["serve", "--camera", "0", "--fast"], "--fast is for a recording"),
+        (["serve", "--url", "rtsp://x", "--each", "2"], "--each is for a folder of images"),
         (["serve", "--url", "rtsp://x", "--teams", "a+b,c+d"], "--teams goes with --seats"),
         (["serve", "--url", "rtsp://x", "--equal-turns"], "--equal-turns goes with --seats"),
         (["serve", "--url", "rtsp://x", "--seats", "S=red,S=blue"], "--seats: edge S is given"),

@@ -69,6 +69,9 @@ class StillPipeline:
     def process(self, image: np.ndarray, time: float) -> FrameReport:
         return FrameReport(time, None, None, False, 0.0, board_state="lost: test")
 
+    def finish(self) -> None:
+        return None
+
 
 def folder_of_frames(tmp_path, count: int) -> ImageFolderSource:  # type: ignore[no-untyped-def]
     import cv2
@@ -137,3 +140,23 @@ def test_the_terminal_hears_where_the_recording_is_and_the_game_at_its_end() -> 
 
 def test_clock() -> None:
     assert [clock(s) for s in (0.4, 61, 3725.9)] == ["0:00", "1:01", "1:02:05"]
+
+
+@pytest.mark.parametrize("hands", [True, False])
+def test_a_recording_cut_right_after_the_last_tile_still_scores_it(hands: bool) -> None:
+    reader = TruthReader(12)
+    source, frames, session, pipeline, runner = table_with_truth_reader(
+        12, 4, reader, SEATS, hands=hands
+    )
+    runner.on_frame = GameStarter(session, runner, GameSetup(Seats.parse(SEATS)), print).on_frame
+    for frame in frames:
+        reader.truth = frame.truth
+        runner.step(frame)
+        if any(e.kind == "turn_end" and e.turn == 4 for e in frame.events):
+            break  # the video ends here: the last board was never still for long
+    pipeline.finish()
+    assert source.stream is not None
+    truth = source.stream.record.replay()
+    assert [o.turn.position for o in session.state.outcomes] == [
+        o.turn.position for o in truth.outcomes
+    ]

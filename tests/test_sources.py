@@ -135,3 +135,11 @@ def test_the_dashboard_hears_of_a_camera_that_never_connects() -> None:
     assert [status["state"] for status in told] == ["reconnecting", "reconnecting"]
     assert told[0]["message"] == "camera 3: not available, retrying in 0.5 s"
     assert told[1]["message"] == "camera 3: not available, retrying in 1 s"
+
+
+def test_a_folder_of_one_photo_per_turn_stands_each_photo_for_a_while(tmp_path: Path) -> None:
+    for name, level in (("a.png", 10), ("b.png", 200)):
+        cv2.imwrite(str(tmp_path / name), np.full((8, 8, 3), level, np.uint8))
+    frames = list(ImageFolderSource(tmp_path, fps=10.0, each=0.5))
+    assert [f.time for f in frames] == pytest.approx([i / 10 for i in range(10)])
+    assert [int(f.image[0, 0, 0]) for f in frames] == [10] * 5 + [200] * 5

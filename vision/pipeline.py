@@ -450,6 +450,15 @@ class LivePipeline:
             s for s in self.layout.squares if self._touch_since_steady.get(s, 0.0) < TOUCHED
         )
 
+    def finish(self) -> Decision | None:
+        """The recording has ended: decide the board of its last still moment, even if
+        it lasted less than a steady view needs (a video cut right after the last tile
+        was put down would otherwise lose that turn)."""
+        # Squares changed unseen, not yet long enough to say so: the last frame shows
+        # the board as it was left; the moment's frames before it do not.
+        view = self.stability.flush(last_frame_only=bool(self._disturbed_frames))
+        return None if view is None else self._decide(view)
+
     def _decide(self, new_view: StableView | None) -> Decision | None:
         """Decode a new steady view, or the current one again when the game moved on
         (a confirmed, dismissed or corrected play) while the board stayed still."""
@@ -578,6 +587,10 @@ class PipelineRunner:
                 waited = self._wait_while_held()
                 if origin is not None:
                     origin += waited
+        if recording and not self._stop.is_set():
+            self.pipeline.finish()
+            if self.hold is not None:
+                self._wait_while_held()  # a question about that last board
         self._report_status(final=True)
 
     def _wait_while_held(self) -> float:

@@ -143,13 +143,18 @@ class CaptureSource(FrameSource):
 
 
 class ImageFolderSource(FrameSource):
-    """Every image in a folder, in name order, as frames ``1/fps`` seconds apart."""
+    """Every image in a folder, in name order, as frames ``1/fps`` seconds apart.
 
-    def __init__(self, folder: str | Path, fps: float = 15.0) -> None:
+    With ``each`` (seconds), each image stands for that long, as a camera watching the
+    table would see it, in frames ``1/fps`` apart: a folder of one photo per turn is
+    then read as a game whose board stays still between turns."""
+
+    def __init__(self, folder: str | Path, fps: float = 15.0, each: float | None = None) -> None:
         self.name = str(folder)
         super().__init__()
         self.folder = Path(folder)
         self.fps = fps
+        self.repeats = 1 if each is None else max(1, round(each * fps))
         if not self.folder.is_dir():
             raise FileNotFoundError(f"{folder}: no such folder")
         self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -165,5 +170,6 @@ class ImageFolderSource(FrameSource):
                 image = None
             if image is None:
                 continue  # not a readable image: skip it, as a camera drops a frame
-            yield SourceFrame(image, index / self.fps)
+            for repeat in range(self.repeats):
+                yield SourceFrame(image, (index * self.repeats + repeat) / self.fps)
         self.status = {"state": "ended", "message": f"{self.name}: all images read"}

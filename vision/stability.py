@@ -147,8 +147,30 @@ class StabilityTracker:
         settle_s = LONGER_LOOK_S if self._looking_longer else self.settle_s
         if self._emitted or time - self._window[0][0] < settle_s - 1e-9:
             return None
+        return self._emit(time)
+
+    def flush(self, last_frame_only: bool = False) -> StableView | None:
+        """The view of the still moment under way, however short, if it has given none:
+        a recording that ends right after the last tile is put down still has its
+        last board read. With ``last_frame_only``, the last frame alone, even if the
+        moment gave its view (the board changed since, too late to be seen as such).
+
+        >>> tracker = StabilityTracker(settle_s=0.3)
+        >>> tracker.update(0.0, {"b2": np.eye(3)[0]}, obstructed=False) is None
+        True
+        >>> tracker.flush().frames, tracker.flush(), tracker.flush(last_frame_only=True).frames
+        (1, None, 1)
+        """
+        if not self._window or (self._emitted and not last_frame_only):
+            return None
+        if last_frame_only:
+            while len(self._window) > 1:
+                self._window.popleft()
+        return self._emit(self._window[-1][0])
+
+    def _emit(self, time: float) -> StableView:
         self._emitted = True
-        squares = list(probabilities)
+        squares = list(self._window[-1][1])
         view = {s: pooled(*(frame[1][s] for frame in self._window)) for s in squares}
         crops_seen = tuple(frame[2] for frame in self._window if frame[2] is not None)
         whole = crops_seen if len(crops_seen) == len(self._window) else None

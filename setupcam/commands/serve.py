@@ -46,6 +46,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --seats: play on after the finish line until all have had as many turns",
     )
     parser.add_argument(
+        "--each",
+        type=float,
+        metavar="SECONDS",
+        help="with --folder: each image stands for this long (a photo per turn: 2); "
+        "by default the images are a video's frames, 1/15 s apart",
+    )
+    parser.add_argument(
         "--fast",
         action="store_true",
         help="with --video or --folder: read it as fast as it can be read, not at the pace "
@@ -69,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
     # see them.
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     start_game = _game_to_start(args)
+    if args.each is not None and not args.folder:
+        raise UsageError("--each is for a folder of images (--folder)")
+    if args.each is not None and not 0.05 <= args.each <= 600:
+        raise UsageError(f"--each must be between 0.05 and 600 seconds, not {args.each}")
     if args.fast and not (args.video or args.folder):
         raise UsageError(
             "--fast is for a recording (--video or --folder): a camera has its own pace"
@@ -96,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if args.video
         else CaptureSource(args.url)
         if args.url
-        else ImageFolderSource(args.folder)
+        else ImageFolderSource(args.folder, each=args.each)
     )
     live = build_live_app(
         source,
