@@ -33,7 +33,12 @@ def test_rulebook_example_tapped_in() -> None:
             for _ in range(times):
                 player.locator(f"[data-card='{card}'] .add").click()
         page.wait_for_selector("[data-player=andrzej] .total:has-text('41 points')")
-        assert "joker becomes yellow" in player.locator(".explain").inner_text()
+        assert "Jokers: 1 on yellow." in player.locator(".account-note").inner_text()
+        rows = player.locator(".account tr").all_inner_texts()
+        assert [r.split("\t") for r in rows[:2]] == [
+            ["green", "6 cards", "+21"],
+            ["yellow", "5 cards (1 joker)", "+15"],
+        ]
         # A tenth green card is impossible: the page says so, takes it back, and the
         # total shown is that of the nine greens shown.
         for _ in range(3):
@@ -126,3 +131,29 @@ def test_the_calculator_needs_no_token_on_a_shared_dashboard() -> None:
     sheet = {"table": "brown", "players": {"a": {"green": 3}}}
     assert client.post("/api/coloretto/score", json=sheet).json["players"]["a"]["total"] == 6
     assert client.post("/api/undo", json={}).status_code == 403  # changes still need it
+
+
+def test_quick_taps_past_nine_are_all_taken_back_and_any_name_is_a_player() -> None:
+    app = create_app(GameSession(GameStore(":memory:")))
+    with serving(app) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/coloretto")
+        for name in ("__proto__", "b"):
+            page.fill("#new-player", name)
+            page.press("#new-player", "Enter")
+        red = page.locator("[data-player=b] [data-card='red'] .add")
+        for _ in range(9):
+            red.click()
+        page.wait_for_selector("[data-player=b] .total:text-is('21 points')")
+        # Two taps before the first is answered: 10 and 11 red, both impossible.
+        page.evaluate(
+            "document.querySelector(\"[data-player=b] [data-card='red'] .add\").click();"
+            "document.querySelector(\"[data-player=b] [data-card='red'] .add\").click();"
+        )
+        page.wait_for_selector("#error-banner:not([hidden])")
+        page.wait_for_selector("[data-player=b] [data-card=red] .count:text-is('9')")
+        page.locator("[data-player=b] [data-card='blue'] .add").click()  # still scored
+        page.wait_for_selector("[data-player=b] .total:text-is('22 points')")
+        page.locator("[data-player='__proto__'] [data-card='green'] .add").click()
+        page.wait_for_selector("[data-player='__proto__'] .total:text-is('1 point')")
+        assert page.inner_text("#winner") == "Winner: b with 22"

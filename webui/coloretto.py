@@ -33,4 +33,10 @@ def score() -> Any:
     except ValueError as err:
         return jsonify(error=str(err)), 400
     words = {name: explain(name, s, sheet.table) for name, s in scores.items()}
-    return jsonify(sheet.as_dict() | {"explain": words})
+    # The page draws each account as a table: cards per colour after the jokers, and
+    # how many other choices reach the same total.
+    accounts = {
+        name: {"cards": dict(s.counts), "plus_two": s.plus_two_points, "ties": s.ties}
+        for name, s in scores.items()
+    }
+    return jsonify(sheet.as_dict() | {"explain": words, "accounts": accounts})

@@ -39,18 +39,33 @@
         row.querySelector(".count").textContent = count;
       };
       const change = async (step) => {
-        const before = players.get(name)[card] || 0;
-        show(Math.max(0, before + step));
-        // A card the game cannot have (a tenth of a colour) is taken back: the banner
-        // says why, and the totals shown are still those of the cards before it.
-        if ((await rescore()) === false) { show(before); rescore({ keepBanner: true }); }
+        show(Math.max(0, (players.get(name)[card] || 0) + step));
+        // A card the game cannot have (a tenth of a colour) is taken back, with every
+        // tap since the last counts the server took (two quick taps at nine): the
+        // banner says why, and the totals shown are those of the cards shown.
+        if ((await rescore()) === false) { restoreAccepted(); rescore({ keepBanner: true }); }
       };
       row.querySelector(".add").addEventListener("click", () => change(1));
       row.querySelector(".minus").addEventListener("click", () => change(-1));
       if (counts[card]) show(counts[card]);
+      shows.set(`${name}\u0000${card}`, show);
     }
     box.appendChild(node);
     rescore();
+  }
+
+  // The counts the server last scored, to go back to when it refuses newer ones.
+  let accepted = new Map();
+  const shows = new Map();  // "player\0card" -> how to show that count
+  function restoreAccepted() {
+    for (const [name, cards] of players) {
+      const kept = accepted.get(name) || {};
+      for (const card of Object.keys({ ...cards, ...kept })) {
+        const show = shows.get(`${name}\u0000${card}`);
+        if (show) show(kept[card] || 0);
+      }
+    }
+    keep();
   }
 
   // Each tap asks the server again; only the answer to the latest question is shown
@@ -67,10 +82,13 @@
     if (!players.size) { winner.textContent = ""; return true; }
     // The page's seven colours: a joker may become any of them, held or not.
     const colours = JSON.parse(box.dataset.colours);
-    const body = { table: document.getElementById("table").value, colours, players: {} };
+    // Objects without a prototype: a player named "__proto__" is a key like any other.
+    const body = { table: document.getElementById("table").value, colours, players: Object.create(null) };
+    const sent = new Map();
     for (const [name, cards] of players) {
-      body.players[name] = {};
+      body.players[name] = Object.create(null);
       for (const [card, count] of Object.entries(cards)) if (count) body.players[name][card] = count;
+      sent.set(name, { ...cards });
     }
     let result;
     try {
@@ -85,14 +103,48 @@
       return mine === asked ? false : null;  // the banner says why (e.g. a tenth red card)
     }
     if (mine !== asked) return null;
+    accepted = sent;
     for (const [name, score] of Object.entries(result.players)) {
       const node = box.querySelector(`[data-player="${CSS.escape(name)}"]`);
       if (!node) continue;
       node.querySelector(".total").textContent = `${score.total} point${score.total === 1 ? "" : "s"}`;
-      node.querySelector(".explain").textContent = result.explain[name].join("\n");
+      showAccount(node, score, result.accounts[name]);
     }
     showWinner(result.players);
     return true;
+  }
+
+  // One row per colour (cards after the jokers, points, positive or negative), then
+  // the "+2" cards; below, where the jokers go and whether other choices tie.
+  function showAccount(node, score, account) {
+    const rows = node.querySelector(".account tbody");
+    rows.replaceChildren();
+    const row = (cells, kind) => {
+      const tr = document.createElement("tr");
+      if (kind) tr.className = kind;
+      cells.forEach((text, i) => {
+        const td = document.createElement("td");
+        td.textContent = text;
+        if (i === 2) td.className = "points";
+        tr.appendChild(td);
+      });
+      rows.appendChild(tr);
+    };
+    const colours = Object.keys(score.by_colour).sort((a, b) =>
+      score.by_colour[b] - score.by_colour[a] || a.localeCompare(b));
+    for (const colour of colours) {
+      const points = score.by_colour[colour];
+      const jokers = score.jokers[colour] || 0;
+      const cards = account.cards[colour];
+      const held = `${cards} card${cards === 1 ? "" : "s"}` + (jokers ? ` (${jokers} joker${jokers === 1 ? "" : "s"})` : "");
+      row([colour, held, (points > 0 ? "+" : "") + points], points > 0 ? "positive" : "negative");
+    }
+    if (account.plus_two) row(['"+2"', `${account.plus_two / 2} card${account.plus_two === 2 ? "" : "s"}`, `+${account.plus_two}`]);
+    const notes = [];
+    const placed = Object.entries(score.jokers);
+    if (placed.length) notes.push("Jokers: " + placed.map(([c, n]) => `${n} on ${c}`).join(", ") + ".");
+    if (account.ties) notes.push(`${account.ties} other choice${account.ties === 1 ? "" : "s"} reach the same total.`);
+    node.querySelector(".account-note").textContent = notes.join(" ");
   }
 
   function showWinner(scores) {
