@@ -394,6 +394,7 @@ class GameRecord:
         """Read the contract's GAME.json object (section 5)."""
         if not isinstance(data, dict):
             raise GameError("a game must be a JSON object with seats, start and turns")
+        _refuse_unknown_keys(data, _GAME_KEYS, "")
         layout = layout or Layout.load()
         try:
             seats = Seats.from_json(data.get("seats"))
@@ -444,6 +445,18 @@ class GameRecord:
         }
 
 
+_GAME_KEYS = ("seats", "teams", "options", "start", "turns")
+_TURN_KEYS = ("player", "action", "position")
+
+
+def _refuse_unknown_keys(data: dict[str, Any], known: tuple[str, ...], where: str) -> None:
+    """A misspelt key ("team", "Action") would be ignored, and the game scored
+    otherwise than the file means: it is an error instead."""
+    unknown = [key for key in data if key not in known]
+    if unknown:
+        raise GameError(f"{where}unknown key {unknown[0]!r} (the keys: {', '.join(known)})")
+
+
 def _read_position(data: Any, layout: Layout, where: str) -> Position:
     try:
         return Position.from_json(data, layout, origin=where)
@@ -455,6 +468,7 @@ def _read_turn(raw: Any, number: int, layout: Layout) -> Turn:
     where = f"turn {number}"
     if not isinstance(raw, dict):
         raise GameError(f"{where}: expected an object with player and action")
+    _refuse_unknown_keys(raw, _TURN_KEYS, f"{where}: ")
     player = raw.get("player")
     if not isinstance(player, str):
         raise GameError(f"{where}: 'player' must be a colour name")

@@ -289,6 +289,7 @@ class LiveApp:
         finally:
             self.runner.stop()
             server.server_close()
+            self.session.store.close()
 
     def make_server(self, host: str, port: int) -> BaseWSGIServer:
         return make_server(host, port, self.app, threaded=True)
@@ -485,4 +486,7 @@ def run_until_interrupted(live: LiveApp, host: str, port: int) -> int:
     finally:
         server.shutdown()
         live.runner.stop()
+        # Closing folds the write-ahead log into the database file: a copy of
+        # games.sqlite alone (a backup) then holds every game.
+        live.session.store.close()
     return 0

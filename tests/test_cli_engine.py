@@ -188,7 +188,7 @@ def test_replay_team_game_and_ascii_tiles(
         ),
         ({"seats": {"S": "red", "W": "green"}, "turns": []}, "'start' is missing"),
         (
-            {"seats": {"S": "red", "W": "green"}, "start": {"squares": {}}, "turn": []},
+            {"seats": {"S": "red", "W": "green"}, "start": {"squares": {}}},
             "'turns' is missing",
         ),
         (
@@ -200,6 +200,23 @@ def test_replay_team_game_and_ascii_tiles(
             },
             "unknown option 'x'",
         ),
+        (
+            {
+                "seats": {"S": "red", "W": "green"},
+                "start": {"squares": {}},
+                "turns": [],
+                "team": [["red", "green"]],
+            },
+            "unknown key 'team'",
+        ),  # fmt: skip
+        (
+            {
+                "seats": {"S": "red", "W": "green"},
+                "start": {"squares": {}},
+                "turns": [{"player": "red", "action": "swap", "Action": "play"}],
+            },
+            "turn 1: unknown key 'Action'",
+        ),  # fmt: skip
         ([1, 2], "JSON object"),
     ],
 )
