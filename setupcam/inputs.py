@@ -122,7 +122,8 @@ def is_cut_short(path: Path) -> bool:
             return False
         file.seek(0)
         data = file.read()
-    return data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda")
+    scan = data.rfind(b"\xff\xda")
+    return scan < 0 or data.rfind(b"\xff\xd9") < scan  # no picture, or its end missing
 
 
 def print_json(obj: Any) -> None:

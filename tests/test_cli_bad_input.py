@@ -72,6 +72,7 @@ def test_an_image_cut_short(tmp_path: Path, capsys) -> None:
     for name, data in (
         ("cut.jpg", jpeg[: len(jpeg) * 85 // 100]),
         ("cut.png", png[:-100]),
+        ("head-only.jpg", jpeg[:100]),  # cut before its picture even begins
         ("cut-phone.jpg", with_thumbnail[: len(with_thumbnail) * 9 // 10]),
     ):
         (tmp_path / name).write_bytes(data)
@@ -233,6 +234,12 @@ def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, 
     out = json.loads(capsys.readouterr().out)
     assert not out["board"]["found"] and "lie outside this picture" in out["board"]["reason"]
     assert set(out["squares"].values()) == {"?"}
+
+
+def test_enroll_plan_takes_no_other_option(tmp_path: Path, capsys) -> None:
+    err = one_line_error(capsys, ["enroll", "--plan", str(tmp_path), "--out", "x.npz"])
+    assert "give it alone (not --out)" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_enroll_writes_only_into_a_folder_that_is_there(tmp_path: Path, capsys) -> None:

@@ -208,7 +208,7 @@ def test_replay_team_game_and_ascii_tiles(
                 "team": [["red", "green"]],
             },
             "unknown key 'team'",
-        ),  # fmt: skip
+        ),
         (
             {
                 "seats": {"S": "red", "W": "green"},
@@ -216,7 +216,7 @@ def test_replay_team_game_and_ascii_tiles(
                 "turns": [{"player": "red", "action": "swap", "Action": "play"}],
             },
             "turn 1: unknown key 'Action'",
-        ),  # fmt: skip
+        ),
         ([1, 2], "JSON object"),
     ],
 )

@@ -122,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
 
     layout = read_layout(args.layout)
     if args.plan is not None:
-        if args.pairs:
-            raise UsageError("--plan writes the files to photograph: give it alone")
+        others = [f"--{flag}" for flag in ("out", "calibration", "model") if getattr(args, flag)]
+        if args.pairs or others:
+            given = ", ".join(others) or "photos"
+            raise UsageError(f"--plan writes the files to photograph: give it alone (not {given})")
         return write_plan(args.plan, layout)
     if not args.pairs:
         raise UsageError("give the photos as IMAGE=POSITION.json pairs (or --plan DIR first)")

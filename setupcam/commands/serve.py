@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         )
     for flag in ("video", "model", "enrollment", "layout"):
         value = getattr(args, flag)
+        if value is not None and Path(value).is_dir():
+            raise UsageError(f"--{flag} {value}: is a folder, not a file")
         if value is not None and not Path(value).is_file():
             raise UsageError(f"--{flag} {value}: no such file")
     if args.camera is not None:
