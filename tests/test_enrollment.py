@@ -580,3 +580,19 @@ def test_a_model_may_ship_its_own_value_scale(recognizer, split_set, tmp_path: P
     np.testing.assert_array_equal(own.value.weight, default.value.weight)
     own.save(tmp_path / "e.npz")
     assert Enrollment.load(tmp_path / "e.npz").value_scale == 0.4
+
+
+def test_enroll_without_calibration_finds_which_edge_is_south_from_the_files(
+    tmp_path: Path, capsys
+) -> None:
+    # The camera on the far side of the table: the edge nearest it (the guess for south)
+    # is north. Each photo's own position file says which edge is which, as the Enrol
+    # tiles page lets it; before, every photo "did not show" its file.
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, hand_rate=0.0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    for pair in pairs:
+        image = pair.split("=")[0]
+        cv2.imwrite(image, cv2.rotate(cv2.imread(image), cv2.ROTATE_180))
+    assert main(["enroll", "--out", str(tmp_path / "set.npz"), *pairs]) == 0
+    out = capsys.readouterr().out
+    assert "tiles seen: 50/50" in out and "warning" not in out

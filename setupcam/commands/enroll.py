@@ -143,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {args.out}: no such folder {args.out.parent}")
     pairs = [_split_pair(p) for p in args.pairs]
     _refuse_repeated_photos([image for image, _ in pairs])
+    if args.model is not None and not args.model.is_file():
+        raise UsageError(f"{args.model}: no such model file")
+    model = TileRecognizer.load(args.model)
     samples = []
     for image_path, position_path in pairs:
         position = read_position_file(position_path, layout)
@@ -155,14 +158,16 @@ def run(args: argparse.Namespace) -> int:
             corners = cal.board_corners_array()
         if corners is None:
             try:
-                corners = find_board(image, layout).corners
+                location = find_board(image, layout)
             except BoardNotFound as err:
                 raise UsageError(f"{image_path}: board not found ({err.reason})") from None
+            corners = location.corners
+            if location.orientation_source == "nearest-edge":
+                # South was a guess (the edge nearest the camera): the photo's own file
+                # says which edge is which, as the Enrol tiles page lets it.
+                corners = _turned_to_its_file(model, image, corners, position, layout)
         samples.append(EnrollmentSample(image, corners, position, str(image_path)))
 
-    if args.model is not None and not args.model.is_file():
-        raise UsageError(f"{args.model}: no such model file")
-    model = TileRecognizer.load(args.model)
     _refuse_contradicted_photos(model, samples, pairs, layout)
     try:
         enrollment = build_enrollment(model, samples, layout)
@@ -245,6 +250,24 @@ def _refuse_repeated_photos(images: list[Path]) -> None:
             f"{image} is given {n} times: pair each photo with its own position file, "
             "once (IMAGE=POSITION.json)"
         )
+
+
+def _turned_to_its_file(model, image, corners, position, layout):
+    """The board's corners turned by the quarter turn under which the photo's squares
+    contradict its position file least (the guess itself on a tie)."""
+    import numpy as np
+
+    from vision.enrollment import contradicted_squares, position_labels
+
+    labels = position_labels(position, layout)
+
+    def contradictions(turn: int) -> int:
+        turned = np.roll(corners, turn, axis=0)
+        probabilities = model.probabilities(model.crops(image, turned, layout))
+        return int(contradicted_squares(probabilities, labels).sum())
+
+    best = min(range(4), key=lambda turn: (contradictions(turn), turn))
+    return np.roll(corners, best, axis=0)
 
 
 def _refuse_contradicted_photos(model, samples, pairs, layout) -> None:
