@@ -157,3 +157,28 @@ def test_quick_taps_past_nine_are_all_taken_back_and_any_name_is_a_player() -> N
         page.locator("[data-player='__proto__'] [data-card='green'] .add").click()
         page.wait_for_selector("[data-player='__proto__'] .total:text-is('1 point')")
         assert page.inner_text("#winner") == "Winner: b with 22"
+
+
+def test_colours_taken_out_of_the_game_are_never_a_jokers_colour() -> None:
+    app = create_app(GameSession(GameStore(":memory:")))
+    with serving(app) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/coloretto")
+        page.fill("#new-player", "a")
+        page.press("#new-player", "Enter")
+        for colour in ("blue", "brown"):  # two players: two colours taken out
+            page.uncheck(f"#in-play input[value={colour}]")
+        player = page.locator("[data-player=a]")
+        for card, times in (("green", 6), ("red", 6), ("joker", 1)):
+            for _ in range(times):
+                player.locator(f"[data-card='{card}'] .add").click()
+        page.wait_for_selector("[data-player=a] .total:text-is('43 points')")
+        # A third colour of one card: the first still in the game, not blue.
+        assert player.locator(".account-note").inner_text() == "Jokers: 1 on orange. " + (
+            "2 other choices reach the same total."
+        )
+        assert "out" in (player.locator("[data-card=blue]").get_attribute("class") or "")
+        page.reload()  # the colours taken out are kept with the counts
+        page.wait_for_selector("[data-player=a] .total:text-is('43 points')")
+        assert not page.is_checked("#in-play input[value=blue]")
+        assert page.is_checked("#in-play input[value=red]")

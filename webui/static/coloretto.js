@@ -15,7 +15,19 @@
   const KEPT = "setupcam-coloretto";
   const keep = () => localStorage.setItem(KEPT, JSON.stringify({
     table: document.getElementById("table").value, players: Object.fromEntries(players),
+    removed: removedColours(),
   }));
+
+  // The colours taken out of this game (3 players: one, 2 players: two): no card of
+  // theirs can be held, and no joker may become one.
+  const inPlay = [...document.querySelectorAll("#in-play input")];
+  const removedColours = () => inPlay.filter((box) => !box.checked).map((box) => box.value);
+  function markRemoved() {
+    const removed = new Set(removedColours());
+    for (const row of box.querySelectorAll(".card-row")) {
+      row.classList.toggle("out", removed.has(row.dataset.card));
+    }
+  }
 
   function addPlayer(name, counts = {}) {
     name = name.trim();
@@ -51,6 +63,7 @@
       shows.set(`${name}\u0000${card}`, show);
     }
     box.appendChild(node);
+    markRemoved();
     rescore();
   }
 
@@ -80,10 +93,13 @@
     clear.hidden = players.size === 0;
     const mine = ++asked;
     if (!players.size) { winner.textContent = ""; return true; }
-    // The page's seven colours: a joker may become any of them, held or not.
-    const colours = JSON.parse(box.dataset.colours);
+    // The colours in this game: a joker may become any of them, held or not.
+    const removed = removedColours();
+    const colours = JSON.parse(box.dataset.colours).filter((c) => !removed.includes(c));
     // Objects without a prototype: a player named "__proto__" is a key like any other.
-    const body = { table: document.getElementById("table").value, colours, players: Object.create(null) };
+    const body = {
+      table: document.getElementById("table").value, colours, removed, players: Object.create(null),
+    };
     const sent = new Map();
     for (const [name, cards] of players) {
       body.players[name] = Object.create(null);
@@ -173,10 +189,13 @@
     rescore();
   });
   document.getElementById("table").addEventListener("change", rescore);
+  for (const tick of inPlay) tick.addEventListener("change", () => { markRemoved(); rescore(); });
   try {
     const kept = JSON.parse(localStorage.getItem(KEPT) || "null");
     if (kept) {
       document.getElementById("table").value = kept.table === "purple" ? "purple" : "brown";
+      const removed = new Set(Array.isArray(kept.removed) ? kept.removed : []);
+      for (const tick of inPlay) tick.checked = !removed.has(tick.value);
       for (const [name, counts] of Object.entries(kept.players || {}).slice(0, MAX_PLAYERS)) {
         addPlayer(name, counts);
       }
