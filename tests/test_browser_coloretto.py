@@ -4,23 +4,37 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from browser import chromium, serving
-from flask import request
+from flask import Flask, request
 from flask.testing import FlaskClient
+from playwright.sync_api import Page
 
 from setupcam.session import GameSession
 from setupcam.store import GameStore
 from webui import create_app
 
 
-def test_rulebook_example_tapped_in() -> None:
-    app = create_app(GameSession(GameStore(":memory:")))
+@contextmanager
+def coloretto_page(app: Flask | None = None) -> Iterator[Page]:
+    """The Coloretto page in headless Chromium, served by ``app`` (a fresh one)."""
+    app = app or create_app(GameSession(GameStore(":memory:")))
     with serving(app) as url, chromium() as browser:
         page = browser.new_page()
         page.goto(url + "/coloretto")
-        page.fill("#new-player", "andrzej")
-        page.press("#new-player", "Enter")
+        yield page
+
+
+def add_player(page: Page, name: str) -> None:
+    page.fill("#new-player", name)
+    page.press("#new-player", "Enter")
+
+
+def test_rulebook_example_tapped_in() -> None:
+    with coloretto_page() as page:
+        add_player(page, "andrzej")
         player = page.locator("[data-player=andrzej]")
         for card, times in (
             ("green", 6),
@@ -51,8 +65,7 @@ def test_rulebook_example_tapped_in() -> None:
         page.wait_for_selector("[data-player=andrzej] [data-card=green] .count:text-is('9')")
         assert "41 points" in player.locator(".total").inner_text()
         # A joker before any colour: it becomes one of the page's colours.
-        page.fill("#new-player", "bea")
-        page.press("#new-player", "Enter")
+        add_player(page, "bea")
         page.locator("[data-player=bea] [data-card='joker'] .add").click()
         page.wait_for_selector("[data-player=bea] .total:text-is('1 point')")
         page.wait_for_selector("#winner:text-is('Winner: andrzej with 41')")
@@ -74,15 +87,11 @@ def test_players_late_answers_and_a_new_count() -> None:
             slow_first.clear()
             time.sleep(1.0)
 
-    with serving(app) as url, chromium() as browser:
-        page = browser.new_page()
-        page.goto(url + "/coloretto")
+    with coloretto_page(app) as page:
         for name in ("constructor", "b", "c", "d", "e"):  # any name, even an object's own
-            page.fill("#new-player", name)
-            page.press("#new-player", "Enter")
+            add_player(page, name)
         page.wait_for_selector("[data-player=constructor]")
-        page.fill("#new-player", "f")
-        page.press("#new-player", "Enter")
+        add_player(page, "f")
         banner = page.wait_for_selector("#error-banner:not([hidden])")
         assert "2 to 5 players" in banner.inner_text()
         assert page.locator(".coloretto-player").count() == 5
@@ -134,13 +143,9 @@ def test_the_calculator_needs_no_token_on_a_shared_dashboard() -> None:
 
 
 def test_quick_taps_past_nine_are_all_taken_back_and_any_name_is_a_player() -> None:
-    app = create_app(GameSession(GameStore(":memory:")))
-    with serving(app) as url, chromium() as browser:
-        page = browser.new_page()
-        page.goto(url + "/coloretto")
+    with coloretto_page() as page:
         for name in ("__proto__", "b"):
-            page.fill("#new-player", name)
-            page.press("#new-player", "Enter")
+            add_player(page, name)
         red = page.locator("[data-player=b] [data-card='red'] .add")
         for _ in range(9):
             red.click()
@@ -160,12 +165,8 @@ def test_quick_taps_past_nine_are_all_taken_back_and_any_name_is_a_player() -> N
 
 
 def test_colours_taken_out_of_the_game_are_never_a_jokers_colour() -> None:
-    app = create_app(GameSession(GameStore(":memory:")))
-    with serving(app) as url, chromium() as browser:
-        page = browser.new_page()
-        page.goto(url + "/coloretto")
-        page.fill("#new-player", "a")
-        page.press("#new-player", "Enter")
+    with coloretto_page() as page:
+        add_player(page, "a")
         for colour in ("blue", "brown"):  # two players: two colours taken out
             page.uncheck(f"#in-play input[value={colour}]")
         player = page.locator("[data-player=a]")
