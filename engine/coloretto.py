@@ -172,7 +172,7 @@ def same_colour_key(colour: str) -> str:
     return colour.strip().casefold()
 
 
-def _check_one_spelling(colours: Iterable[str], where: str) -> None:
+def _check_one_spelling(colours: Iterable[str]) -> None:
     """:class:`ColorettoError` if two names are one colour spelt two ways: counted
     apart, they would let 18 red cards through a game that has 9."""
     seen: dict[str, str] = {}
@@ -180,7 +180,7 @@ def _check_one_spelling(colours: Iterable[str], where: str) -> None:
         other = seen.setdefault(same_colour_key(colour), colour)
         if other != colour:
             raise ColorettoError(
-                f"{where}{other!r} and {colour!r} are one colour spelt two ways: "
+                f"{other!r} and {colour!r} are one colour spelt two ways: "
                 "write it the same way everywhere"
             )
 
@@ -211,7 +211,7 @@ class Tableau:
             if colour in seen:
                 raise ColorettoError(f"colour {colour!r} is listed twice")
             seen[colour] = _check_count(colour, cards, CARDS_PER_COLOUR, f"{colour} cards")
-        _check_one_spelling(seen, "")
+        _check_one_spelling(seen)
         held = {c: n for c, n in sorted(seen.items()) if n > 0}
         if len(held) > COLOURS_IN_GAME:
             raise ColorettoError(
@@ -428,13 +428,8 @@ class Scoresheet:
                     raise ColorettoError(f"{key!r}: {err}") from None
             if len(set(names)) != len(names):
                 raise ColorettoError(f"{key!r} names a colour twice")
-        _check_one_spelling(
-            dict.fromkeys(
-                [c for t in self.players.values() for c in t.colours]
-                + [*self.colours, *self.removed]
-            ),
-            "",
-        )
+        held = [colour for tableau in self.players.values() for colour in tableau.colours]
+        _check_one_spelling([*held, *self.colours, *self.removed])
         self._check_removed()
         self._check_declared_colours()
         self._check_totals()
