@@ -109,9 +109,19 @@ class Teams:
 
     @classmethod
     def parse(cls, text: str, seats: Seats) -> Teams:
-        """Read ``red+yellow,green+purple``."""
+        """Read ``red+yellow,green+purple``.
+
+        >>> seats = Seats.parse("S=red,W=green,N=yellow,E=purple")
+        >>> Teams.parse("red+yellow, green+purple", seats).turn_cycle
+        ('red', 'green', 'yellow', 'purple')
+        """
         parts = [p.strip() for p in text.split(",")]
         pairs = [tuple(c.strip() for c in p.split("+")) for p in parts]
+        if len(pairs) != 2 or not all(len(p) == 2 and all(p) for p in pairs):
+            # Said in the form the user typed, not the JSON form from_pairs reads.
+            raise SeatsError(
+                f"teams must be two pairs of colours, e.g. red+yellow,green+purple (got {text!r})"
+            )
         return cls.from_pairs(pairs, seats)
 
     @classmethod

@@ -156,6 +156,8 @@ def test_score_checks_teams_and_calibration(tmp_path: Path, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["points"] == 2
     err = one_line_error(capsys, ["score", before, after, *four, "--teams", "red+blue,green"])
     assert err.startswith("setupcam score: error: --teams:")
+    # Said in the form typed on the command line, not the JSON form of a game file.
+    assert "red+yellow,green+purple" in err and "[[" not in err
     bad = write_json(tmp_path / "cal.json", {"image_size": [0, 0]})
     err = one_line_error(capsys, ["score", before, after, *SEATS, "--calibration", bad])
     assert "'image_size' must be [width, height]" in err
