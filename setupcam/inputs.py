@@ -67,6 +67,31 @@ def read_image(path: str | Path) -> Any:
     return image
 
 
+def refuse_repeated_photos(paths: Iterable[str | Path], advice: str) -> None:
+    """A one-line :class:`UsageError` if one photo is given twice: the same file however
+    it is written (``photo0.png``, ``./photo0.png``), or a copy of it under another name.
+    ``advice`` ends the message: what to give instead."""
+    import hashlib
+
+    given_paths = [Path(p) for p in paths]
+    seen_paths: set[Path] = set()
+    seen_contents: dict[str, Path] = {}
+    for given in given_paths:
+        where = given.resolve()
+        if where in seen_paths:
+            times = sum(1 for p in given_paths if p.resolve() == where)
+            raise UsageError(f"{given} is given {times} times: {advice}")
+        seen_paths.add(where)
+        if not given.is_file():
+            continue  # reading it says what is wrong with it
+        digest = hashlib.sha256(given.read_bytes()).hexdigest()
+        if digest in seen_contents:
+            # A copy counts twice for one view: a lens fitted to it, or a set enrolled
+            # from it, leans on that view without a word.
+            raise UsageError(f"{given} is the same photo as {seen_contents[digest]}: {advice}")
+        seen_contents[digest] = given
+
+
 def check_out(
     path: str | Path, suffixes: Iterable[str], flag: str = "", kind: str = "an output"
 ) -> Path:

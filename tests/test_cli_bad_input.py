@@ -217,6 +217,28 @@ def test_lens_calibration_needs_four_photos_before_reading_them(tmp_path: Path, 
     assert "3 photo(s) given: the lens needs the target seen in at least 4 photos" in err
 
 
+def test_one_photo_given_twice_is_refused_before_anything_is_fitted(tmp_path: Path, capsys) -> None:
+    # A copy under another name would count one view twice in the lens's fit, and in
+    # an enrolment; the same file written two ways is one photo too.
+    photos = []
+    for i in range(4):
+        photo = tmp_path / f"target{i}.png"
+        cv2.imwrite(str(photo), np.full((480, 640, 3), 40 * i, np.uint8))
+        photos.append(str(photo))
+    copy = tmp_path / "copy of target1.png"
+    copy.write_bytes(Path(photos[1]).read_bytes())
+    out = tmp_path / "c.json"
+    err = one_line_error(capsys, ["calibrate", "lens", *photos, str(copy), "--out", str(out)])
+    assert f"{copy} is the same photo as {photos[1]}: give each photo of the target once" in err
+    again = str(tmp_path / "." / "target2.png")
+    err = one_line_error(capsys, ["calibrate", "lens", *photos, again, "--out", str(out)])
+    assert f"{again} is given 2 times" in err
+    pairs = [f"{photos[1]}=a.json", f"{copy}=b.json"]
+    err = one_line_error(capsys, ["enroll", *pairs])
+    assert "is the same photo as" in err and "its own position file" in err
+    assert not out.exists()
+
+
 def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, capsys) -> None:
     # A calibration of another view: the corners are taken, and every square reads
     # "?"; the user is told why, and what to do.

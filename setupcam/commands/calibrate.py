@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from setupcam.cli import UsageError
-from setupcam.inputs import check_out, read_image
+from setupcam.inputs import check_out, read_image, refuse_repeated_photos
 
 
 def register(subparsers: Any) -> None:
@@ -101,6 +101,7 @@ def _lens(args: argparse.Namespace) -> int:
             f"{len(args.images)} photo(s) given: the lens needs the target seen in at least "
             f"{MIN_VIEWS} photos (best 10-15, from different angles)"
         )
+    refuse_repeated_photos(args.images, "give each photo of the target once")
     images = [read_image(p) for p in args.images]
     try:
         result = calibrate_lens(images, [str(p) for p in args.images])

@@ -112,7 +112,12 @@ def run(args: argparse.Namespace) -> int:
     from calibration.board_finder import find_board
     from calibration.board_location import BoardNotFound
     from setupcam.cli import UsageError
-    from setupcam.inputs import read_image, read_layout, read_position_file
+    from setupcam.inputs import (
+        read_image,
+        read_layout,
+        read_position_file,
+        refuse_repeated_photos,
+    )
     from vision.enrollment import (
         EnrollmentSample,
         build_enrollment,
@@ -142,7 +147,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.out.parent.is_dir():
             raise UsageError(f"--out {args.out}: no such folder {args.out.parent}")
     pairs = [_split_pair(p) for p in args.pairs]
-    _refuse_repeated_photos([image for image, _ in pairs])
+    refuse_repeated_photos(
+        [image for image, _ in pairs],
+        "pair each photo with its own position file, once (IMAGE=POSITION.json)",
+    )
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"{args.model}: no such model file")
     model = TileRecognizer.load(args.model)
@@ -232,24 +240,6 @@ def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
             else:
                 misread.append(f"{sample.name}:{square} ({reading.text or 'empty'})")
     return right, total, misread
-
-
-def _refuse_repeated_photos(images: list[Path]) -> None:
-    """A UsageError if a photo is given more than once (as a shell's ``photo{0..4}.png=
-    photo{0..4}.json`` does, pairing every photo with every file)."""
-    from collections import Counter
-
-    from setupcam.cli import UsageError
-
-    # The same file however it is written (photo0.png, ./photo0.png).
-    count = Counter(image.resolve() for image in images)
-    repeated = [(image, count[image.resolve()]) for image in images if count[image.resolve()] > 1]
-    if repeated:
-        image, n = repeated[0]
-        raise UsageError(
-            f"{image} is given {n} times: pair each photo with its own position file, "
-            "once (IMAGE=POSITION.json)"
-        )
 
 
 def _turned_to_its_file(model, image, corners, position, layout):
