@@ -53,3 +53,4 @@ def test_drag_a_corner_apply_and_save() -> None:
         assert camera.corners[0] == [350, 40] and camera.corners[3] == nw
         page.click("#calib-save")
         page.wait_for_selector("#calib-message:has-text('Saved to /tmp/calibration.json')")
+        assert camera.saved == 1

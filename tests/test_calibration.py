@@ -313,17 +313,13 @@ def test_tracker_reports_lost_instead_of_stale_location():
     assert tracker.state == "tracking"
 
 
-def test_tracked_finding_is_fast_and_consistent():
-    import time
-
+def test_tracked_finding_is_consistent():
+    # Its speed is the board benchmark's (docs/benchmarks.md, "Board finding").
     scene = render_board_scene(np.random.default_rng(8))
     first = find_board(scene.image, LAYOUT)
-    start = time.perf_counter()
     for _ in range(10):
         again = find_board(scene.image, LAYOUT, previous=first)
-    per_frame_ms = (time.perf_counter() - start) * 100
-    assert corner_error(again.corners, first.corners) < 0.5
-    assert per_frame_ms < 8.0 * 4  # generous on a loaded test machine; see the benchmark
+        assert corner_error(again.corners, first.corners) < 0.5
 
 
 def _cover_side(image: np.ndarray, corners: np.ndarray, side: int) -> np.ndarray:
@@ -375,8 +371,9 @@ def test_find_board_on_simulator_frames():
         except BoardNotFound:
             continue
         good += _any_rotation_error(location.corners, truth.board_corners) < 0.01
-    # Measured 17/20 (see docs/calibration.md, "Measured"); the issue asks for 99%.
-    assert good >= 17
+    # The target is 99% of frames within 1% (docs/benchmarks.md, "Board finding"
+    # measures it on many more): so none of these twenty may miss.
+    assert good == 20
 
 
 @pytest.mark.parametrize(

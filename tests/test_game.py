@@ -141,16 +141,28 @@ def test_tie_goes_to_who_placed_tiles_most_recently() -> None:
     assert "placed tiles most recently" in state.ending.reason
 
 
-def test_tie_won_by_earlier_placer_when_latest_is_not_tied() -> None:
-    state = state_with_scores("S=red,W=green,N=yellow", {"red": 0, "green": 0, "yellow": 0})
-    state = state.apply(play("red", "b2=5h b3=6h"))  # red placed at turn 1
-    state = state.apply(swap("green"))
+@pytest.mark.parametrize("green_places", [True, False])
+def test_tie_won_by_the_tied_player_who_placed_last_not_by_the_last_placer(
+    green_places: bool,
+) -> None:
     from dataclasses import replace
 
-    state = replace(state, scores={"red": 26, "green": 26, "yellow": 20})
-    state = state.apply(play("yellow", "b2=5h b3=6h c3=6s"))  # yellow placed at turn 3
-    # yellow gets 2 points (6♥ 6♠) and nobody else; red and green still tie at 26 -> no end.
-    assert not state.finished
+    state = state_with_scores("S=red,W=green,N=yellow", {"red": 0, "green": 0, "yellow": 0})
+    state = state.apply(play("red", "b2=5h b3=6h"))  # red places at turn 1
+    if green_places:
+        state = state.apply(play("green", "b2=5h b3=6h c3=6s"))  # green at turn 2
+    else:
+        state = state.apply(swap("green"))
+    # Red and green tie on the line (27 with three players); yellow, not tied, places last.
+    state = replace(state, scores={"red": 27, "green": 27, "yellow": 20})
+    board = "b2=5h b3=6h c3=6s c2=6d" if green_places else "b2=5h b3=6h c2=6d"
+    state = state.apply(play("yellow", board))
+    assert state.last_placed["yellow"] == 3  # a legal play
+    assert state.scores["yellow"] > 20 and state.finished and state.ending is not None
+    # Red comes first in turn order: only green's own play can make green the winner.
+    assert state.ending.winner == ("green" if green_places else "red")
+    if green_places:
+        assert "green placed tiles most recently (turn 2)" in state.ending.reason
 
 
 def test_team_winner_no_pawn_in_last_place() -> None:

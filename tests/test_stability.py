@@ -90,8 +90,9 @@ def test_a_view_keeps_the_crops_of_its_frames_oldest_first() -> None:
 def test_a_view_has_no_crops_if_a_frame_came_without() -> None:
     tracker = StabilityTracker(settle_s=0.3)
     crops = np.zeros((1, 2, 2, 3), np.uint8)
+    views = []
     for t in range(5):
         given = None if t == 1 else crops
-        view = tracker.update(t / 10, frames([0]), obstructed=False, crops=given)
-        if view is not None:
-            assert view.frame_crops is None
+        views.append(tracker.update(t / 10, frames([0]), obstructed=False, crops=given))
+    decided = [view for view in views if view is not None]
+    assert len(decided) == 1 and decided[0].frame_crops is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
@@ -187,7 +188,9 @@ def test_token_protects_changes_not_reading(session: GameSession) -> None:
     assert client.post("/api/swap?token=wrong", json={}).status_code == 403
 
 
-def test_calibration_endpoints(client: FlaskClient) -> None:
+def test_calibration_endpoints(session: GameSession) -> None:
+    camera = FakeCamera()
+    client = create_app(session, camera, testing=True).test_client()
     calibration = client.get("/api/calibration").json
     assert calibration["corners"][0] == [10, 10]
     assert len(calibration["layout"]["squares"]) == 12
@@ -195,7 +198,37 @@ def test_calibration_endpoints(client: FlaskClient) -> None:
     registered = client.post("/api/calibration/corners", json={"corners": corners}).json
     assert registered["corners"] == corners and "next frame" in registered["message"]
     assert client.get("/api/calibration").json["corners"] == corners
+    assert camera.saved == 0  # registering corners writes nothing by itself
     assert client.post("/api/calibration/save").json == {"saved": "/tmp/calibration.json"}
+    assert camera.saved == 1
+
+
+def test_saving_the_calibration_writes_the_corners_in_use_and_the_boards_look(
+    session: GameSession, tmp_path: Any
+) -> None:
+    from calibration.camera_file import load_board_look, load_calibration
+    from tests.test_pipeline import TruthReader, table_with_truth_reader
+
+    reader = TruthReader()
+    _, frames, _, pipeline, runner = table_with_truth_reader(5, 1, reader)
+    frame = next(frames)
+    reader.truth = frame.truth
+    runner.step(frame)
+    path = tmp_path / "calibration.json"
+    runner.calibration_path = str(path)
+    client = create_app(session, runner, testing=True).test_client()
+    assert client.post("/api/calibration/save").json == {"saved": str(path)}
+    saved = load_calibration(path)
+    height, width = frame.image.shape[:2]
+    assert tuple(saved.image_size) == (width, height)
+    assert saved.board_corners is not None
+    in_use = runner.board_corners()
+    assert in_use is not None
+    assert np.allclose(np.asarray(saved.board_corners), np.asarray(in_use), atol=0.01)
+    # The look beside it tells south from the board itself when it is found again.
+    look = load_board_look(path)
+    assert look is not None and pipeline.board.look is not None
+    assert look.to_dict() == pipeline.board.look.to_dict()
 
 
 def test_without_camera(session: GameSession) -> None:

@@ -580,8 +580,8 @@ class PipelineRunner:
                 break
             if recording and self.paced:
                 if origin is None:
-                    origin = time.monotonic() - frame.time
-                self._stop.wait(max(0.0, origin + frame.time - time.monotonic()))
+                    origin = self._now() - frame.time
+                self._pause(max(0.0, origin + frame.time - self._now()))
             self.step(frame)
             if recording and self.hold is not None:
                 waited = self._wait_while_held()
@@ -596,19 +596,27 @@ class PipelineRunner:
     def _wait_while_held(self) -> float:
         """Wait while :attr:`hold` gives a reason; return the seconds waited."""
         assert self.hold is not None
-        started = time.monotonic()
+        started = self._now()
         reason = self.hold()
         while reason is not None and not self._stop.is_set():
             if self.on_status is not None:
                 self.on_status(
                     {"state": "paused", "message": f"{self.source.name} paused: {reason}"}
                 )
-            self._stop.wait(0.2)
+            self._pause(0.2)
             reason = self.hold()
-        waited = time.monotonic() - started
+        waited = self._now() - started
         if waited > 0.2:
             self._report_status()  # the pause is over: say so at once
         return waited
+
+    def _now(self) -> float:
+        """The wall clock a recording is paced by (a test's own clock in tests)."""
+        return time.monotonic()
+
+    def _pause(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the runner is stopped meanwhile."""
+        self._stop.wait(seconds)
 
     def step(self, frame: SourceFrame) -> FrameReport:
         started = time.perf_counter()
