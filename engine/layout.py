@@ -20,7 +20,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 DEFAULT_LAYOUT = "setup-standard"
@@ -90,16 +89,57 @@ class Layout:
     )
 
     @classmethod
-    def load(cls, name_or_path: str | Path = DEFAULT_LAYOUT) -> Layout:
-        """Load a shipped layout by name, or a user's layout file by path."""
-        if isinstance(name_or_path, str) and name_or_path in _SHIPPED:
-            return _SHIPPED[name_or_path]
-        text, origin = _read_layout_text(name_or_path)
+    def load(cls, name: str = DEFAULT_LAYOUT) -> Layout:
+        """A layout shipped with setupcam, by name. A user's layout file is read at the
+        edge (``setupcam.inputs.read_layout``) and given to :meth:`from_dict`.
+
+        >>> try:
+        ...     Layout.load("no-such-board")
+        ... except LayoutError as err:
+        ...     print(err)
+        unknown layout 'no-such-board': not shipped (give a layout file)
+        """
+        if name in _SHIPPED:
+            return _SHIPPED[name]
+        shipped = resources.files("engine").joinpath("layouts", f"{name}.json")
+        if not shipped.is_file():
+            raise LayoutError(f"unknown layout {name!r}: not shipped (give a layout file)")
+        layout = cls.from_dict(json.loads(shipped.read_text(encoding="utf-8")), origin=name)
+        _SHIPPED[name] = layout  # shipped layouts never change: load each once
+        return layout
+
+    @property
+    def is_shipped(self) -> bool:
+        """This is a layout shipped with setupcam, square for square and line for line,
+        not a user's board that shares its name.
+
+        >>> Layout.load().is_shipped
+        True
+        """
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise LayoutError(f"{origin}: not valid JSON ({err.msg}, line {err.lineno})") from None
-        return cls.from_dict(data, origin=origin)
+            return Layout.load(self.name) == self
+        except LayoutError:
+            return False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The layout file's JSON form, which :meth:`from_dict` reads back.
+
+        >>> Layout.from_dict(Layout.load().to_dict()) == Layout.load()
+        True
+        """
+        return {
+            "name": self.name,
+            "squares": {
+                square: {
+                    "rect": [rect.x0, rect.y0, rect.x1, rect.y1],
+                    "owner": None if owner is None else owner.value,
+                }
+                for square, rect, owner in (
+                    (s, self.rects[s], self.owners[s]) for s in self.squares
+                )
+            },
+            "lines": sorted(sorted(line) for line in self.lines),
+        }
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "layout") -> Layout:
@@ -120,10 +160,7 @@ class Layout:
             count = sum(1 for owner in owners.values() if owner is edge)
             if count > 2:
                 raise LayoutError(f"{origin}: edge {edge.value} owns {count} bonus squares (max 2)")
-        layout = cls(name, tuple(raw_squares), rects, owners, lines)
-        if origin == name and name not in _SHIPPED:
-            _SHIPPED[name] = layout  # shipped layouts never change: load each once
-        return layout
+        return cls(name, tuple(raw_squares), rects, owners, lines)
 
     def __post_init__(self) -> None:
         # Set lookups on a frozenset pair are the engine's inner loop: index them once.
@@ -150,21 +187,6 @@ class Layout:
 
     def is_common(self, square: str) -> bool:
         return self.owners[square] is None
-
-
-def _read_layout_text(name_or_path: str | Path) -> tuple[str, str]:
-    path = Path(name_or_path)
-    looks_like_file = path.suffix == ".json" or len(path.parts) > 1
-    if not looks_like_file:
-        shipped = resources.files("engine").joinpath("layouts", f"{name_or_path}.json")
-        if shipped.is_file():
-            return shipped.read_text(encoding="utf-8"), str(name_or_path)
-        if not path.exists():
-            raise LayoutError(f"unknown layout {str(name_or_path)!r}: not shipped and no such file")
-    try:
-        return path.read_text(encoding="utf-8"), str(path)
-    except OSError as err:
-        raise LayoutError(f"{path}: cannot read layout file ({err.strerror})") from None
 
 
 def _parse_square(origin: str, square: str, details: Any) -> tuple[Rect, Edge | None]:

@@ -110,9 +110,17 @@ def check_out(
     return path
 
 
-def read_layout(name_or_path: str | None) -> Layout:
+def read_layout(name_or_path: str | Path | None) -> Layout:
+    """A shipped layout by name (``setup-standard`` when none is given), or a user's
+    layout file; a one-line :class:`UsageError` naming the file and the problem."""
+    if not name_or_path:
+        return Layout.load()
+    path = Path(name_or_path)
+    looks_like_file = path.suffix == ".json" or len(path.parts) > 1
     try:
-        return Layout.load(name_or_path) if name_or_path else Layout.load()
+        if not looks_like_file and not path.exists():
+            return Layout.load(str(name_or_path))
+        return Layout.from_dict(read_json(path), origin=str(path))
     except LayoutError as err:
         raise UsageError(str(err)) from None
 

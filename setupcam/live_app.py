@@ -24,9 +24,10 @@ from typing import Protocol
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from engine import GameRecord, GameSetup, Layout, Position, Seats
+from engine import GameRecord, GameSetup, Position, Seats
 from setupcam.cli import UsageError
 from setupcam.enrollment_guide import EnrollmentGuide
+from setupcam.inputs import read_layout
 from setupcam.session import GameSession, PendingPlay, SessionError
 from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
@@ -326,7 +327,7 @@ def build_live_app(
     from setupcam.commands.recognize import print_notice
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
-    layout = Layout.load(layout_path) if layout_path else Layout.load()
+    layout = read_layout(layout_path)
     store = _open_store(Path(db_path) if db_path else data_dir() / "games.sqlite")
     session = GameSession(store)
     if resume:

@@ -120,7 +120,10 @@ class GameStore:
     def create_game(self, setup: GameSetup) -> int:
         empty = GameRecord(setup).to_json()
         setup_json = {k: empty[k] for k in ("seats", "teams", "options", "start")}
-        setup_json["layout"] = setup.layout.name
+        # A user's own board is kept whole: its file may move or change, and the game
+        # must still load as it was played.
+        layout = setup.layout
+        setup_json["layout"] = layout.name if layout.is_shipped else layout.to_dict()
         cursor = self._write(
             "INSERT INTO games (created_at, setup_json) VALUES (?, ?)",
             (_now(), json.dumps(setup_json, ensure_ascii=False)),
@@ -209,7 +212,11 @@ class GameStore:
                 (game_id,),
             ).fetchall()
         setup_json = json.loads(row[0])
-        layout = Layout.load(setup_json.pop("layout", "setup-standard"))
+        layout_json = setup_json.pop("layout", "setup-standard")
+        if isinstance(layout_json, dict):
+            layout = Layout.from_dict(layout_json, origin=f"game {game_id}'s layout")
+        else:
+            layout = Layout.load(layout_json)
         record = GameRecord.from_json({**setup_json, "turns": []}, layout)
         for player, action, position_json in turns:
             position = (

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 from engine import Edge, Layout, LayoutError
+from setupcam.cli import UsageError
+from setupcam.inputs import read_layout
 
 GRID = {
     f"{col}{row}": (ci, row)
@@ -58,8 +60,8 @@ def test_user_layout_file(tmp_path: Path) -> None:
     )
     data["name"] = "no-diagonals"
     data["lines"] = [p for p in data["lines"] if p[0][0] == p[1][0] or p[0][1] == p[1][1]]
-    layout = Layout.load(_write(tmp_path, data))
-    assert layout.name == "no-diagonals"
+    layout = read_layout(_write(tmp_path, data))
+    assert layout.name == "no-diagonals" and not layout.is_shipped
     assert not layout.is_joined("b2", "c3")
     assert layout.is_joined("b2", "c2")
 
@@ -84,20 +86,35 @@ def test_user_layout_file(tmp_path: Path) -> None:
     ],
 )
 def test_bad_layouts_name_the_problem(tmp_path: Path, data: object, message: str) -> None:
-    with pytest.raises(LayoutError, match=message.replace("[", r"\[")) as err:
-        Layout.load(_write(tmp_path, data))
+    with pytest.raises(LayoutError, match=message.replace("[", r"\[")):
+        Layout.from_dict(data, origin="board.json")
+    # Read from a file, the same problem is one line naming the file.
+    with pytest.raises(UsageError, match=message.replace("[", r"\[")) as err:
+        read_layout(_write(tmp_path, data))
     assert "board.json" in str(err.value)
 
 
 def test_missing_and_invalid_files(tmp_path: Path) -> None:
     with pytest.raises(LayoutError, match="unknown layout"):
         Layout.load("no-such-board")
-    with pytest.raises(LayoutError, match="cannot read"):
-        Layout.load(tmp_path / "missing.json")
+    with pytest.raises(UsageError, match="unknown layout"):
+        read_layout("no-such-board")
+    with pytest.raises(UsageError, match="no such file"):
+        read_layout(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
-    with pytest.raises(LayoutError, match="not valid JSON"):
-        Layout.load(bad)
+    with pytest.raises(UsageError, match="not valid JSON"):
+        read_layout(bad)
+
+
+def test_a_layout_round_trips_through_its_json_form() -> None:
+    shipped = Layout.load()
+    again = Layout.from_dict(json.loads(json.dumps(shipped.to_dict())))
+    assert again == shipped and again.is_shipped
+    # A board that only shares the shipped one's name is not the shipped one.
+    data = shipped.to_dict()
+    data["lines"] = data["lines"][1:]
+    assert not Layout.from_dict(data).is_shipped
 
 
 def test_edge_parse_and_order() -> None:

@@ -35,6 +35,26 @@ def test_resume_after_a_crash(tmp_path: Path) -> None:
     assert again.record == session.record
 
 
+def test_a_game_on_a_users_own_board_resumes_without_its_file(tmp_path: Path) -> None:
+    from engine import Layout, Position
+
+    # The user's board joins no squares diagonally, under a name of its own.
+    data = Layout.load().to_dict()
+    data["name"] = "kitchen-table"
+    data["lines"] = [p for p in data["lines"] if p[0][0] == p[1][0] or p[0][1] == p[1][1]]
+    layout = Layout.from_dict(data)
+    db = tmp_path / "games.sqlite"
+    session = GameSession(GameStore(db))
+    start = Position.from_json({"squares": {"b2": "5h"}}, layout)
+    session.new_game(GameSetup(Seats.parse("S=red,W=green"), start=start))
+    after = Position.from_json({"squares": {"b2": "5h", "c3": "6h"}}, layout)
+    assert not session.play(after).result.legal  # type: ignore[union-attr]  # no diagonal
+    again = GameSession(GameStore(db))
+    assert again.resume_latest()
+    assert again.record.setup.layout == layout
+    assert again.record == session.record
+
+
 def test_play_swap_and_turn_order() -> None:
     session = new_session()
     outcome = session.play(pos("b2=5h c2=6h"))

@@ -160,13 +160,13 @@ def _board(args: argparse.Namespace) -> int:
     )
     from calibration.markers import find_board_by_markers, missing_markers
     from calibration.orientation import BoardLook
-    from engine.layout import Layout
     from setupcam.commands.recognize import board_look, parse_seats
+    from setupcam.inputs import read_layout
 
     out = check_out(args.out, (".json",))
     debug = check_out(args.debug, (".png", ".jpg")) if args.debug else None
     image = read_image(args.image)
-    layout = Layout.load(args.layout)
+    layout = read_layout(args.layout)
     height, width = image.shape[:2]
     look = board_look(args.calibration, parse_seats(args.seats))
     if args.calibration:
