@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from calibration.atomic_file import replaced_atomically
 
 Point = tuple[float, float]
 
@@ -231,7 +231,7 @@ def load_calibration(path: str | Path) -> Calibration:
 
 def save_calibration(cal: Calibration, path: str | Path) -> None:
     """Write ``cal`` as JSON; atomic, so readers see the old or the new file, never half."""
-    _write_atomically(Path(path), json.dumps(calibration_to_dict(cal), indent=2) + "\n")
+    _write_text(Path(path), json.dumps(calibration_to_dict(cal), indent=2) + "\n")
 
 
 # Remap tables are expensive to build (a full-frame computation) and identical for
@@ -310,22 +310,13 @@ def save_board_look(look: Any, calibration_path: str | Path) -> Path:
     Atomic like :func:`save_calibration`; returns the sidecar's path.
     """
     path = board_look_path(calibration_path)
-    _write_atomically(path, json.dumps({"board_look": look.to_dict()}, indent=2) + "\n")
+    _write_text(path, json.dumps({"board_look": look.to_dict()}, indent=2) + "\n")
     return path
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so a crash
-    never leaves half a file behind."""
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write_text(path: Path, text: str) -> None:
+    with replaced_atomically(path) as handle:
+        handle.write(text.encode("utf-8"))
 
 
 def load_board_look(calibration_path: str | Path) -> Any:

@@ -179,7 +179,11 @@ class Layout:
         return self._joined[square]
 
     def neighbours(self, square: str) -> tuple[str, ...]:
-        """The squares joined to ``square`` by a line, in layout order."""
+        """The squares joined to ``square`` by a line, in layout order.
+
+        >>> Layout.load().neighbours("b1")
+        ('c1', 'a2', 'b2', 'c2')
+        """
         return tuple(s for s in self.squares if s in self._joined[square])
 
     def bonus_squares(self, edge: Edge) -> tuple[str, ...]:

@@ -34,8 +34,8 @@ from vision.enrollment import (
     save_keeping_previous,
 )
 from vision.enrollment_plan import enrolment_plan, plan_text
-from vision.pipeline import PipelineRunner
 from vision.recognizer import EMPTY, TileRecognizer
+from vision.runner import PipelineRunner
 
 
 class GuideError(ValueError):

@@ -22,11 +22,13 @@ from typing import Any
 import numpy as np
 
 from engine import Action, GameRecord
-from setupcam.live_app import SessionLink, SimulatedPlayers
+from setupcam.live_app import SessionLink
 from setupcam.session import GameSession
+from setupcam.simulated_players import SimulatedPlayers
 from setupcam.store import GameStore
-from vision.pipeline import FrameReport, LivePipeline, PipelineRunner
+from vision.pipeline import FrameReport, LivePipeline
 from vision.recognizer import Reading, TileRecognizer
+from vision.runner import PipelineRunner
 from vision.sim_source import SimulatedTableSource
 from vision.sources import SourceFrame
 from vision.synth.sequence import GameStream

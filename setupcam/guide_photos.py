@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from calibration.atomic_file import replaced_atomically
 from engine import Layout, Position
 from vision.enrollment import EnrollmentSample
 
@@ -91,6 +91,5 @@ class GuidePhotos:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    with replaced_atomically(path) as handle:
+        handle.write(data)

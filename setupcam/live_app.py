@@ -2,13 +2,12 @@
 
 :func:`build_live_app` puts the parts together for ``setupcam demo`` and
 ``setupcam serve``; :class:`SessionLink` is how the pipeline's decisions reach the
-game; :class:`SimulatedPlayers` is the demo's table: the simulated players press
-New game, Swap and Confirm as people would.
+game. The demo's table is :mod:`setupcam.simulated_players`; a recording's start
+and progress on the terminal are :mod:`setupcam.recordings`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import signal
@@ -17,22 +16,24 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from engine import GameRecord, GameSetup, Position, Seats
+from engine import GameSetup
 from setupcam.cli import UsageError
 from setupcam.enrollment_guide import EnrollmentGuide
 from setupcam.inputs import read_layout
+from setupcam.recordings import GameStarter, RecordingProgress
 from setupcam.session import GameSession, PendingPlay, SessionError
+from setupcam.simulated_players import SimulatedPlayers
 from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
-from vision.pipeline import FrameReport, LivePipeline, PipelineRunner, start_position
-from vision.sources import FrameSource, SourceFrame
+from vision.pipeline import LivePipeline
+from vision.runner import PipelineRunner
+from vision.sources import FrameSource
 from vision.stability import SETTLE_S
 from webui import create_app
 
@@ -94,182 +95,6 @@ class SessionLink:
                 pass  # the game moved on between the view and the decision
 
 
-class GameTable(Protocol):
-    """A table that can play on with any game (the simulated table)."""
-
-    def play_on(self, record: GameRecord) -> None: ...
-
-
-class SimulatedPlayers:
-    """The demo's players: they register the board once per table (the Calibrate
-    page), start each simulated game (fixing any start square the camera misread, as
-    a person checks the diagram before pressing Start), press Swap when they swap,
-    and answer the app's questions about unsure plays truthfully. A game resumed or
-    started on the dashboard is the one they play on, from its board, when
-    ``table`` (the simulated table) can lay it out.
-
-    Like people, they answer about the turn in question: asked about the player
-    still placing tiles, they let the turn finish and answer with the board as that
-    turn left it; asked about the previous player while the next one is placing,
-    with the board as the previous turn left it; between turns, with the board as it
-    stands.
-    """
-
-    ANSWER_AFTER_S = 1.0
-
-    def __init__(
-        self, session: GameSession, pipeline: LivePipeline, table: GameTable | None = None
-    ) -> None:
-        self.session = session
-        self.pipeline = pipeline
-        self.table = table
-        self.seats: Seats | None = None
-        self._game_id: int | None = None
-        """The session's game the table is playing."""
-        self._turns_recorded = 0
-        """How many turns that game had at the last frame."""
-        self.start_squares_fixed = 0
-        """Start squares the camera misread and the players corrected (all games)."""
-        self._waiting_for_start = False
-        self._player_placing: str | None = None
-        self._board_now: Position | None = None
-        self._board_before_turn: Position | None = None
-        self._asked_at: float | None = None
-        self._answer: Position | None = None
-        self._answer_after_turn = False
-
-    def on_frame(self, frame: SourceFrame, report: FrameReport) -> None:
-        truth = frame.truth
-        if truth is not None:
-            self._board_now = truth.position
-        for event in frame.events:
-            if event.kind == "game_start":
-                self.seats = Seats.parse(event.action)
-                self._waiting_for_start = True
-                if truth is not None:
-                    # Once per table, as a person does on the Calibrate page: drag the
-                    # corners onto the board and say which edge is south. From then on
-                    # the pipeline tracks the board by itself.
-                    self.pipeline.set_board_corners(truth.board_corners_distorted)
-            elif event.kind == "turn_start":
-                self._player_placing = None if event.action == "swap" else event.player
-                self._board_before_turn = self._board_now
-                state = self.session.state
-                if (
-                    event.action == "swap"
-                    and state is not None
-                    and state.next_player == event.player
-                ):
-                    self.session.swap(event.player)
-            elif event.kind == "turn_end":
-                self._player_placing = None
-                if self._answer_after_turn:
-                    self._answer, self._answer_after_turn = self._board_now, False
-        view = self.pipeline.stability.current_view
-        if self._waiting_for_start and self.seats is not None and view is not None:
-            self._start_game(start_position(view, self.pipeline.layout))
-        self._follow_the_dashboard()
-        self._answer_questions(frame)
-
-    def _follow_the_dashboard(self) -> None:
-        """A game resumed or started on the dashboard: play on with it; a turn undone
-        there: take its tiles back and play on."""
-        record = self.session.record
-        game_id = self.session.game_id
-        if self.table is None or self._waiting_for_start or record is None:
-            return
-        turns = len(record.turns)
-        if game_id == self._game_id and turns >= self._turns_recorded:
-            self._turns_recorded = turns
-            return
-        self._game_id, self._turns_recorded = game_id, turns
-        self._player_placing = self._board_before_turn = None
-        self.table.play_on(record)
-
-    def _start_game(self, reading: Position) -> None:
-        assert self.seats is not None
-        self.session.new_game(GameSetup(self.seats, start=reading))
-        truth = self._board_now
-        if truth is not None and truth != reading:
-            self.start_squares_fixed += sum(
-                truth[s] != reading[s] for s in self.pipeline.layout.squares
-            )
-            self.session.correct_start(truth)
-        self._waiting_for_start = False
-        self._game_id, self._turns_recorded = self.session.game_id, 0
-
-    def finish(self) -> None:
-        """The recording ended: answer a question still open, as the table would."""
-        if self.session.pending is None:
-            return
-        if self._answer is None:
-            self._answer = self._board_now
-        self._asked_at = -float("inf")
-        self._answer_questions(None)
-
-    def _answer_questions(self, frame: SourceFrame | None) -> None:
-        if self.session.pending is None:
-            self._asked_at = self._answer = None
-            self._answer_after_turn = False
-            return
-        now = frame.time if frame is not None else float("inf")
-        if self._asked_at is None:
-            self._asked_at = now
-            placing = self._player_placing
-            self._answer_after_turn = placing is not None and placing == self.session.pending.player
-            if not self._answer_after_turn:  # else: answered when the turn ends
-                self._answer = self._board_now if placing is None else self._board_before_turn
-        if self._answer is None or now - self._asked_at < self.ANSWER_AFTER_S:
-            return
-        state = self.session.state
-        with contextlib.suppress(SessionError):
-            if state is not None and self._answer == state.position:
-                self.session.dismiss_pending()  # nothing was placed: "Not a play"
-            else:
-                self.session.confirm_pending(self._answer)
-        self._asked_at = self._answer = None
-
-
-class GameStarter:
-    """Starts the game named on the command line (``serve --seats``) at the first steady
-    view of the board, as a player would press New game: a recorded game can then be
-    scored with nobody at the dashboard."""
-
-    def __init__(
-        self,
-        session: GameSession,
-        runner: PipelineRunner,
-        setup: GameSetup,
-        say: Callable[[str], None],
-    ) -> None:
-        self.session = session
-        self.runner = runner
-        self.setup = setup
-        self.say = say
-        self.game_id: int | None = None
-
-    def on_frame(self, frame: SourceFrame, report: FrameReport) -> None:
-        if self.game_id is not None:
-            return
-        seen = self.runner.current_reading(self.setup.seats)
-        if seen is None:
-            return
-        start = Position.from_json(seen)
-        self.game_id = self.session.new_game(replace(self.setup, start=start))
-        tiles = sum(tile is not None for tile in start.squares.values())
-        self.say(
-            f"game {self.game_id} started at {clock(frame.time)} with {tiles} "
-            f"tile{'s' if tiles != 1 else ''} on the board (fix any misread on the dashboard)"
-        )
-
-
-def clock(seconds: float) -> str:
-    """A recording's time as people read it: 0:41, 1:02:05."""
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
 @dataclass
 class LiveApp:
     """Everything ``demo`` and ``serve`` run: the Flask app, the session, the pipeline."""
@@ -280,17 +105,6 @@ class LiveApp:
     token: str | None
     starting_game: bool = False
     """A game given on the command line starts at the first steady view."""
-
-    def serve(self, host: str, port: int) -> None:
-        """Run the pipeline thread and the web server until Ctrl-C."""
-        server = self.make_server(host, port)
-        self.runner.start()
-        try:
-            server.serve_forever()
-        finally:
-            self.runner.stop()
-            server.server_close()
-            self.session.store.close()
 
     def make_server(self, host: str, port: int) -> BaseWSGIServer:
         return make_server(host, port, self.app, threaded=True)
@@ -409,55 +223,6 @@ def announce(host: str, port: int, token: str | None) -> str:
             "  (shared on the network: anyone can watch; changes need this link's token)"
         )
     return f"setupcam dashboard: {url}  (Ctrl-C to stop; the game is saved at every turn)"
-
-
-class RecordingProgress:
-    """What the terminal says while a recording is read: where it is now and then, and
-    the game when it ends (the dashboard stays open to check it)."""
-
-    EVERY_S = 30.0
-
-    def __init__(self, live: LiveApp, say: Callable[[str], None] = print) -> None:
-        self.live = live
-        self.say = say
-        self.next_at = time.monotonic() + self.EVERY_S
-        self.ended = False
-        self.paused = False
-
-    def tell(self) -> None:
-        if self.ended:
-            return
-        runner = self.live.runner
-        status = self.live.session.camera_status
-        paused = status.get("state") == "paused"
-        if paused and not self.paused:
-            self.say(f"setupcam: {status.get('message')}")
-        self.paused = paused
-        if runner.finished:
-            self.ended = True
-            self.say(f"setupcam: {self._where()}; {self._game()}")
-            self.say("  the dashboard stays open to check and correct the game (Ctrl-C to stop)")
-        elif time.monotonic() >= self.next_at:
-            self.next_at = time.monotonic() + self.EVERY_S
-            self.say(f"setupcam: {self._where()}; {self._game()}")
-
-    def _where(self) -> str:
-        runner = self.live.runner
-        name = runner.source.name
-        if runner.finished:
-            return f"end of {name}" if runner.clock is not None else f"{name}: no picture"
-        return f"{name} at {clock(runner.clock or 0.0)}"
-
-    def _game(self) -> str:
-        session = self.live.session
-        state = session.state
-        if state is None or session.record is None:
-            if self.live.starting_game:
-                return "no game: the board was never seen still and clear of hands"
-            return "no game (give --seats to start one at the first view of the board)"
-        scores = ", ".join(f"{colour} {score}" for colour, score in state.scores.items())
-        turns = len(session.record.turns)
-        return f"game {session.game_id}, {turns} turn{'s' if turns != 1 else ''}: {scores}"
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -21,7 +21,6 @@ import csv
 import io
 import itertools
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,7 +87,6 @@ class GameSession:
         self.dismissed: set[Position] = set()
         """Boards the players said were not a play (until the next turn)."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
-        self._listeners: list[Callable[[], None]] = []
 
     # -- loading -------------------------------------------------------------------
 

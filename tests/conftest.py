@@ -37,3 +37,12 @@ def four_tile_crops() -> np.ndarray:
     tiles = np.flatnonzero(np.array(crop_labels(frame, layout)) < 50)[:4]
     assert len(tiles) == 4
     return crops[tiles]
+
+
+def outline_error(corners: np.ndarray, truth: np.ndarray) -> float:
+    """The largest corner error, in board widths, whichever corner the outline starts at
+    (which edge is south is a separate question from where the board is)."""
+    from calibration.board_location import corner_error
+
+    width = float(np.linalg.norm(np.asarray(truth)[1] - np.asarray(truth)[0]))
+    return min(corner_error(np.roll(corners, k, 0), truth) for k in range(4)) / width

@@ -7,6 +7,7 @@ import json
 import cv2
 import numpy as np
 import pytest
+from conftest import outline_error
 
 from calibration.board_finder import find_board, track_board
 from calibration.board_location import BoardNotFound, corner_error, manual_board
@@ -38,10 +39,6 @@ LAYOUT = Layout.load()
 
 def _rel_error(corners: np.ndarray, truth: np.ndarray) -> float:
     return corner_error(corners, truth) / float(np.linalg.norm(truth[1] - truth[0]))
-
-
-def _any_rotation_error(corners: np.ndarray, truth: np.ndarray) -> float:
-    return min(_rel_error(np.roll(corners, k, 0), truth) for k in range(4))
 
 
 # --- calibration file -------------------------------------------------------------------
@@ -191,7 +188,7 @@ def test_find_board_on_synthetic_tables():
         scene = render_board_scene(np.random.default_rng(seed))
         location = find_board(scene.image, LAYOUT)
         assert location.method == "auto"
-        errors.append(_any_rotation_error(location.corners, scene.corners))
+        errors.append(outline_error(location.corners, scene.corners))
     assert max(errors) < 0.01, errors
 
 
@@ -370,7 +367,7 @@ def test_find_board_on_simulator_frames():
             location = find_board(undistort(frame.image, cal), LAYOUT)
         except BoardNotFound:
             continue
-        good += _any_rotation_error(location.corners, truth.board_corners) < 0.01
+        good += outline_error(location.corners, truth.board_corners) < 0.01
     # The target is 99% of frames within 1% (docs/benchmarks.md, "Board finding"
     # measures it on many more): so none of these twenty may miss.
     assert good == 20
@@ -391,7 +388,7 @@ def test_board_covered_with_tiles_is_found_by_its_symmetry(seed, family, resolut
     strict, _ = board_finder._structure(grey, truth)
     assert 0 < strict < 0.5  # passed on symmetry alone, without the outline bonus
     location = find_board(frame.image, LAYOUT)
-    assert _any_rotation_error(location.corners, truth) < 0.01
+    assert outline_error(location.corners, truth) < 0.01
 
 
 def _board_and_its_reference(seed: int, family: str, resolution: tuple[int, int]):
@@ -417,7 +414,7 @@ def test_rim_profile_tells_the_board_edge_from_the_track_ring():
     # The score track's ring starts 0.03 board widths inside the edge.
     ring = moved_outline(truth, -0.03)
     assert rim_offset(profile, frame.image, ring) == pytest.approx(0.03 / 0.94, abs=0.004)
-    assert _any_rotation_error(moved_outline(ring, 0.03 / 0.94), truth) < 0.002
+    assert outline_error(moved_outline(ring, 0.03 / 0.94), truth) < 0.002
 
 
 @pytest.mark.parametrize(
@@ -433,7 +430,7 @@ def test_a_registered_look_finds_a_board_whose_rim_matches_the_table(seed, famil
         reference.image, manual_board(reference.truth.board_corners_distorted), LAYOUT
     )
     location = find_board(frame.image, LAYOUT, look=look)
-    assert _any_rotation_error(location.corners, frame.truth.board_corners_distorted) < 0.01
+    assert outline_error(location.corners, frame.truth.board_corners_distorted) < 0.01
     assert location.orientation_source == "signature"
 
 
@@ -465,7 +462,7 @@ def _oriented_right(frames, look, source):  # type: ignore[no-untyped-def]
             location = find_board(frame.image, LAYOUT, look=look)
         except BoardNotFound:
             continue
-        if _any_rotation_error(location.corners, truth) >= 0.01:
+        if outline_error(location.corners, truth) >= 0.01:
             continue  # a corner miss is counted by the other tests, not here
         checked += 1
         assert location.orientation_source == source
@@ -564,7 +561,7 @@ def test_tracker_re_registers_after_a_simulated_bump():
     tracker = BoardTracker(LAYOUT)
     registered = tracker.update(first.image)
     assert tracker.state == "tracking"
-    assert _any_rotation_error(registered.corners, first.truth.board_corners_distorted) < 0.01
+    assert outline_error(registered.corners, first.truth.board_corners_distorted) < 0.01
     # The camera is knocked: the board moves about 13 px, 2.5% of its width (a slide of
     # under 1%, like camera shake, is within reading accuracy and is kept on purpose).
     bumped = dataclasses.replace(scene, camera=scene.camera.shaken(np.random.default_rng(1), 24))
@@ -634,7 +631,7 @@ def test_moved_board_under_hands_is_not_tracked_with_stale_corners():
             # Whatever it returns is the new place, never the old corners.
             assert tracker.state == "tracking"
             assert corner_error(located.corners, old.corners) > 10
-            assert _any_rotation_error(located.corners, truth) < 0.05
+            assert outline_error(located.corners, truth) < 0.05
 
 
 # --- command line ------------------------------------------------------------------------
@@ -651,7 +648,7 @@ def test_cli_board_auto_manual_and_errors(tmp_path, capsys):
     assert "board found automatically" in printed and "cal.look.json" in printed
     assert load_board_look(out).distinct()
     corners = np.array(load_calibration(out).board_corners)
-    assert _any_rotation_error(corners, scene.corners) < 0.01
+    assert outline_error(corners, scene.corners) < 0.01
     assert cv2.imread(str(debug)).shape == scene.image.shape
 
     corner_text = "10,10 600,20 590,600 15,590"

@@ -20,8 +20,9 @@ from setupcam.session import GameSession
 from setupcam.store import GameStore
 from vision.enrollment import EnrollmentSample
 from vision.enrollment_plan import enrolment_plan, quarter_turns
-from vision.pipeline import LivePipeline, PipelineRunner
+from vision.pipeline import LivePipeline
 from vision.recognizer import TileRecognizer
+from vision.runner import PipelineRunner
 from vision.sim_source import SimulatedTableSource
 from webui import create_app
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from conftest import outline_error
 
 from calibration import board_finder
 from calibration.board_finder import find_board
-from calibration.board_location import corner_error
 from calibration.grid_fit import cell_boundaries, grid_offset
 from calibration.rim_profile import moved_outline
 from engine.layout import Layout
@@ -24,12 +23,6 @@ def _frame(seed: int, family: str, resolution: tuple[int, int]):
     )
 
 
-def _error(corners: np.ndarray, truth: np.ndarray) -> float:
-    """Largest corner error in board widths, whichever corner the outline starts at."""
-    width = float(np.linalg.norm(truth[1] - truth[0]))
-    return min(corner_error(np.roll(corners, k, 0), truth) for k in range(4)) / width
-
-
 def test_cell_boundaries_follow_the_contract():
     # Cells 0.16 wide from 0.18 to 0.82 (INTERFACES.md section 2).
     assert cell_boundaries(LAYOUT) == pytest.approx([0.18, 0.34, 0.50, 0.66, 0.82])
@@ -44,12 +37,12 @@ def test_grid_offset_measures_how_far_the_edge_lies_from_an_outline():
     ring = moved_outline(truth, -0.03)
     offset = grid_offset(frame.image, ring, LAYOUT)
     assert offset == pytest.approx(0.03 / 0.94, abs=0.007)
-    assert _error(moved_outline(ring, offset), truth) < 0.01
+    assert outline_error(moved_outline(ring, offset), truth) < 0.01
     # An outline 4.5% outside the edge (on a line in the table beside the board).
     outside = moved_outline(truth, 0.045)
     offset = grid_offset(frame.image, outside, LAYOUT)
     assert offset == pytest.approx(-0.045 / 1.09, abs=0.01)
-    assert _error(moved_outline(outside, offset), truth) < 0.01
+    assert outline_error(moved_outline(outside, offset), truth) < 0.01
 
 
 @pytest.mark.parametrize(
@@ -63,10 +56,10 @@ def test_grid_offset_measures_how_far_the_edge_lies_from_an_outline():
 def test_find_board_needs_no_look_where_the_edge_hides(seed, family, resolution, monkeypatch):
     frame = _frame(seed, family, resolution)
     truth = frame.truth.board_corners_distorted
-    assert _error(find_board(frame.image, LAYOUT).corners, truth) < 0.01
+    assert outline_error(find_board(frame.image, LAYOUT).corners, truth) < 0.01
     # Without the grid's word the finder stops on the wrong ring.
     monkeypatch.setattr(board_finder, "grid_offset", lambda *args: 0.0)
-    assert _error(find_board(frame.image, LAYOUT).corners, truth) > 0.02
+    assert outline_error(find_board(frame.image, LAYOUT).corners, truth) > 0.02
 
 
 @pytest.mark.parametrize("seed", [1005, 1009, 1011])
@@ -91,7 +84,7 @@ def test_grid_offset_keeps_a_right_outline_under_a_hand(seed):
 def test_find_board_takes_the_outline_the_grid_fits_best(seed, family, resolution, monkeypatch):
     frame = _frame(seed, family, resolution)
     truth = frame.truth.board_corners_distorted
-    assert _error(find_board(frame.image, LAYOUT).corners, truth) < 0.01
+    assert outline_error(find_board(frame.image, LAYOUT).corners, truth) < 0.01
     # The search's first outline alone misses.
     monkeypatch.setattr(board_finder, "GRID_CANDIDATES", 1)
-    assert _error(find_board(frame.image, LAYOUT).corners, truth) > 0.015
+    assert outline_error(find_board(frame.image, LAYOUT).corners, truth) > 0.015

@@ -16,12 +16,14 @@ import pytest
 from calibration.board_location import manual_board
 from calibration.camera_file import Calibration
 from engine import Layout
-from setupcam.live_app import SessionLink, SimulatedPlayers
+from setupcam.live_app import SessionLink
 from setupcam.session import GameSession
+from setupcam.simulated_players import SimulatedPlayers
 from setupcam.store import GameStore
 from vision.decoder import COVERED, EMPTY, LABELS
-from vision.pipeline import LivePipeline, PipelineRunner
+from vision.pipeline import LivePipeline
 from vision.recognizer import Reading, label_of
+from vision.runner import PipelineRunner
 from vision.sim_source import SimulatedTableSource
 from vision.stability import LONGER_LOOK_S, SETTLE_S
 from vision.unread import MIN_TILES

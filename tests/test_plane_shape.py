@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import outline_error
 
 from calibration.board_finder import find_board
 from calibration.board_location import BoardNotFound
@@ -22,9 +23,7 @@ def _found_error(image: np.ndarray, truth: np.ndarray) -> float:
         found = find_board(image, Layout.load()).corners
     except BoardNotFound:
         return float("inf")
-    width = float(np.linalg.norm(truth[1] - truth[0]))
-    errors = [np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max() for k in range(4)]
-    return float(min(errors)) / width
+    return outline_error(found, truth)
 
 
 def _scene(seed: int):  # type: ignore[no-untyped-def]

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from engine import Action, GameSetup, Seats
-from setupcam.live_app import GameStarter, RecordingProgress, clock
+from setupcam.recordings import GameStarter, RecordingProgress, clock
 from setupcam.session import GameSession, PendingPlay
 from setupcam.store import GameStore
 from tests.test_pipeline import TruthReader, table_with_truth_reader
-from vision.pipeline import FrameReport, PipelineRunner
+from vision.pipeline import FrameReport
+from vision.runner import PipelineRunner
 from vision.sources import ImageFolderSource
 
 SEATS = "S=red,W=green,N=yellow,E=purple"

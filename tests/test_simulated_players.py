@@ -10,8 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from engine import GameSetup, Position, Seats
-from setupcam.live_app import SimulatedPlayers
 from setupcam.session import GameSession, PendingPlay
+from setupcam.simulated_players import SimulatedPlayers
 from setupcam.store import GameStore
 from vision.sources import SourceFrame
 from vision.synth.sequence import Event

@@ -114,7 +114,7 @@ def test_the_dashboard_hears_of_a_camera_that_never_connects() -> None:
     # before, it said "starting" for as long as the camera stayed away.
     from types import SimpleNamespace
 
-    from vision.pipeline import PipelineRunner
+    from vision.runner import PipelineRunner
 
     class GaveUp(Exception):
         pass

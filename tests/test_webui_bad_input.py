@@ -13,7 +13,8 @@ from flask.testing import FlaskClient
 from engine import Layout
 from setupcam.session import GameSession
 from setupcam.store import GameStore
-from vision.pipeline import LivePipeline, PipelineRunner
+from vision.pipeline import LivePipeline
+from vision.runner import PipelineRunner
 from webui import create_app
 
 SQUARE_CORNERS = [[10, 10], [190, 10], [190, 190], [10, 190]]

@@ -65,6 +65,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.atomic_file import replaced_atomically
 from calibration.board_location import board_width_px
 from engine import ALL_TILES, Layout, Position, Suit
 from vision.board_view import square_crops
@@ -370,24 +371,18 @@ class Enrollment:
             kept |= self.photos.arrays()
         # Written beside it, then put in its place: a crash or a full disk never
         # leaves half a file where recognize and the live app read it.
-        partial = path.with_name(path.name + ".partial")
-        try:
-            with open(partial, "wb") as handle:  # np.savez would append .npz to other names
-                np.savez_compressed(
-                    handle,
-                    value_weight=self.value.weight.astype(np.float32),
-                    value_bias=self.value.bias.astype(np.float32),
-                    suit_weight=self.suit.weight.astype(np.float32),
-                    suit_bias=self.suit.bias.astype(np.float32),
-                    counts=self.counts.astype(np.int32),
-                    meta=np.array(json.dumps(meta, ensure_ascii=False)),
-                    **{name: array.astype(np.float32) for name, array in extra.items()},
-                    **kept,
-                )
-            partial.replace(path)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        with replaced_atomically(path) as handle:  # np.savez would append .npz to other names
+            np.savez_compressed(
+                handle,
+                value_weight=self.value.weight.astype(np.float32),
+                value_bias=self.value.bias.astype(np.float32),
+                suit_weight=self.suit.weight.astype(np.float32),
+                suit_bias=self.suit.bias.astype(np.float32),
+                counts=self.counts.astype(np.int32),
+                meta=np.array(json.dumps(meta, ensure_ascii=False)),
+                **{name: array.astype(np.float32) for name, array in extra.items()},
+                **kept,
+            )
 
     @classmethod
     def load(cls, path: str | Path) -> Enrollment:

@@ -3,33 +3,28 @@
 Explicit stages, each testable alone (as in chesscog): undistort, locate the
 board, read the squares, detect motion and hands, wait for a steady view, decide
 the position under the game's constraints. :meth:`LivePipeline.process` runs
-them on one frame; :class:`PipelineRunner` runs them on a source in a
-background thread and serves the dashboard's camera view.
+them on one frame; :class:`vision.runner.PipelineRunner` runs them on a source.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-import cv2
 import numpy as np
 
 from calibration.board_location import BoardLocation, manual_board
 from calibration.board_tracker import BoardTracker
-from calibration.camera_file import Calibration, save_board_look, save_calibration, undistort
+from calibration.camera_file import Calibration, undistort
 from calibration.orientation import BoardLook, orient
 from engine import ALL_TILES, Layout, Position, Seats
-from vision.annotate import annotate, reading_text
 from vision.burst import accumulated, averaged, burst_of, registered
 from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
-from vision.recognizer import COVERED, Label, Reading, TileRecognizer, label_of, small_board_advice
-from vision.sources import FrameSource, SourceFrame
+from vision.recognizer import COVERED, Label, Reading, TileRecognizer, label_of
 from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 from vision.unread import UnreadTiles
 
@@ -114,7 +109,6 @@ class LivePipeline:
         self.deciding = True
         """False while the table shows something other than the game (the Enrol
         page's photos): the board is read and shown, but no play is decided."""
-        self.last_decision: Decision | None = None
         self._decided: GameContext | None = None
         self._touch_since_steady: dict[str, float] = {}
         self._explained: set[str] | None = None
@@ -479,7 +473,6 @@ class LivePipeline:
             # to lift its tiles): the next steady view is decided.
             return None
         decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
-        self.last_decision = decision
         if decision.kind != "unchanged":
             self.link.on_decision(decision)
         return decision
@@ -510,272 +503,3 @@ def start_position(view: StableView, layout: Layout) -> Position:
         if index != EMPTY and (index not in best or best[index][0] < probs[index]):
             best[index] = (float(probs[index]), square)
     return Position({square: ALL_TILES[i] for i, (_, square) in best.items()}, layout)
-
-
-class PipelineRunner:
-    """Runs a :class:`LivePipeline` on a source in a background thread.
-
-    It is also the dashboard's camera control: latest images, board corners,
-    saving the calibration, the current reading for a new game's start.
-    """
-
-    def __init__(
-        self,
-        source: FrameSource,
-        pipeline: LivePipeline,
-        *,
-        calibration_path: str | None = None,
-        on_status: Callable[[dict[str, Any]], None] | None = None,
-        on_frame: Callable[[SourceFrame, FrameReport], None] | None = None,
-        paced: bool = False,
-        hold: Callable[[], str | None] | None = None,
-    ) -> None:
-        self.source = source
-        self.pipeline = pipeline
-        self.calibration_path = calibration_path
-        self.on_status = on_status
-        self.on_frame = on_frame
-        self.paced = paced
-        """A recording (a video file, a folder) is read at the pace it was taken, so the
-        dashboard can be followed as the game was played; else as fast as it can be."""
-        self.hold = hold
-        """Why a recording should wait before its next frame (a question on the
-        dashboard), or None. A camera cannot wait; a recording can, so no play is lost
-        while nobody has answered yet."""
-        self._lock = threading.Lock()
-        self._image: np.ndarray | None = None
-        self._report: FrameReport | None = None
-        self._jpeg_cache: dict[bool, tuple[int, bytes]] = {}
-        self._frame_no = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.clock: float | None = None
-        """The source's time of the last frame read (a recording's place in it)."""
-        self.frame_ms: list[float] = []
-
-    # -- the thread ----------------------------------------------------------------
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="setupcam-pipeline", daemon=True)
-        self._thread.start()
-
-    @property
-    def finished(self) -> bool:
-        """The source has no more frames (a recording read to its end)."""
-        return self._thread is not None and not self._thread.is_alive()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self.source.close()
-
-    def run(self) -> None:
-        self.source.on_status_change = self._report_status
-        recording = not self.source.realtime
-        origin: float | None = None
-        """Where the recording's clock started, on the wall clock (moved on by holds)."""
-        for frame in self.source:
-            if self._stop.is_set():
-                break
-            if recording and self.paced:
-                if origin is None:
-                    origin = self._now() - frame.time
-                self._pause(max(0.0, origin + frame.time - self._now()))
-            self.step(frame)
-            if recording and self.hold is not None:
-                waited = self._wait_while_held()
-                if origin is not None:
-                    origin += waited
-        if recording and not self._stop.is_set():
-            self.pipeline.finish()
-            if self.hold is not None:
-                self._wait_while_held()  # a question about that last board
-        self._report_status(final=True)
-
-    def _wait_while_held(self) -> float:
-        """Wait while :attr:`hold` gives a reason; return the seconds waited."""
-        assert self.hold is not None
-        started = self._now()
-        reason = self.hold()
-        while reason is not None and not self._stop.is_set():
-            if self.on_status is not None:
-                self.on_status(
-                    {"state": "paused", "message": f"{self.source.name} paused: {reason}"}
-                )
-            self._pause(0.2)
-            reason = self.hold()
-        waited = self._now() - started
-        if waited > 0.2:
-            self._report_status()  # the pause is over: say so at once
-        return waited
-
-    def _now(self) -> float:
-        """The wall clock a recording is paced by (a test's own clock in tests)."""
-        return time.monotonic()
-
-    def _pause(self, seconds: float) -> None:
-        """Wait ``seconds``, or less if the runner is stopped meanwhile."""
-        self._stop.wait(seconds)
-
-    def step(self, frame: SourceFrame) -> FrameReport:
-        started = time.perf_counter()
-        report = self.pipeline.process(frame.image, frame.time)
-        self.frame_ms.append((time.perf_counter() - started) * 1000)
-        if len(self.frame_ms) > 2000:
-            del self.frame_ms[:1000]
-        with self._lock:
-            self._image, self._report = frame.image, report
-            self._frame_no += 1
-        self.clock = frame.time
-        if self.on_frame is not None:
-            self.on_frame(frame, report)
-        self._report_status()
-        return report
-
-    def _report_status(self, final: bool = False) -> None:
-        if self.on_status is None:
-            return
-        report = self._report
-        source = self.source.status
-        if source.get("state") in ("reconnecting", "lost", "ended") or report is None:
-            status = dict(source)
-        elif report.location is None:
-            status = {
-                "state": "lost",
-                "message": f"board not found: {report.board_state.removeprefix('lost: ')}",
-            }
-        elif report.obstructed:
-            status = {"state": "tracking", "message": "hands over the board: waiting"}
-        elif report.location.orientation_source == "nearest-edge":
-            status = {
-                "state": "tracking",
-                "message": "watching the board; south assumed nearest the camera until a "
-                "game starts (then the seats' colours decide it), or set it on the "
-                "Calibrate page",
-            }
-        else:
-            status = {"state": "tracking", "message": "watching the board"}
-        if status.get("state") == "tracking" and report.location and not report.obstructed:
-            # Said while the set-up can still be fixed: suits misread on a small board,
-            # many tiles unread (a set never enrolled, a smeared picture).
-            advice = (
-                self.pipeline.lens_misfit
-                or small_board_advice(report.location.corners)
-                or self.pipeline.covered_advice()
-                or self.pipeline.unread_advice()
-            )
-            if advice is not None:
-                status["message"] += f"; {advice}"
-                status["advice"] = advice  # the dashboard marks the camera line for it
-        if not self.pipeline.deciding:
-            # Said on every page: a player who left the Enrol page open would otherwise
-            # wonder why no play is scored.
-            status["message"] = (
-                "enrolling tiles: no play is scored until Back to the game is pressed on "
-                "the Enrol tiles page; " + status["message"]
-            )
-        if self.frame_ms:
-            status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
-        self.on_status(status)
-
-    # -- the dashboard's camera control --------------------------------------------
-
-    def latest_jpeg(self, annotated: bool = True) -> bytes | None:
-        with self._lock:
-            image, report, number = self._image, self._report, self._frame_no
-            cached = self._jpeg_cache.get(annotated)
-        if image is None or report is None:
-            return None
-        if cached and cached[0] == number:
-            return cached[1]
-        if annotated:
-            image = self._draw(image, report)
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
-        if not ok:
-            return None
-        jpeg = data.tobytes()
-        with self._lock:
-            self._jpeg_cache[annotated] = (number, jpeg)
-        return jpeg
-
-    def _draw(self, image: np.ndarray, report: FrameReport) -> np.ndarray:
-        layout = self.pipeline.layout
-        quads = report.location.square_quads(layout) if report.location else None
-        texts = None
-        if report.readings is not None:
-            texts = {}
-            for square, reading in report.readings.items():
-                kind = (
-                    "blocked"
-                    if reading.label == "covered"
-                    else "unsure"
-                    if reading.label == "?"
-                    else "sure"
-                )
-                texts[square] = (reading_text(reading.label), kind)
-        if report.location is None:
-            status = f"board not found: {report.board_state}"
-        elif report.obstructed:
-            status = "hands over the board"
-        else:
-            status = f"steady ({report.total_ms:.0f} ms/frame)"
-        return annotate(
-            image, report.location.corners if report.location else None, quads, texts, status
-        )
-
-    @property
-    def layout(self) -> Layout:
-        return self.pipeline.layout
-
-    def snapshot(self) -> tuple[np.ndarray, FrameReport] | None:
-        """The latest frame as the pipeline read it (undistorted) and its report."""
-        with self._lock:
-            image, report = self._image, self._report
-        if image is None or report is None:
-            return None
-        return self.pipeline.undistorted(image), report
-
-    def board_corners(self) -> list[list[float]] | None:
-        location = self.pipeline.board.registered
-        return None if location is None else location.corners_list()
-
-    def set_board_corners(self, corners: list[list[float]]) -> None:
-        self.pipeline.set_board_corners(corners)
-
-    def save_calibration(self) -> str:
-        if self.calibration_path is None:
-            raise ValueError("no calibration file was given (start with --calibration FILE)")
-        location = self.pipeline.board.registered
-        if location is None:
-            raise ValueError("the board is not located: set its corners first")
-        with self._lock:
-            image = self._image
-        if image is None:
-            raise ValueError("no camera image yet")
-        base = self.pipeline.calibration or Calibration((int(image.shape[1]), int(image.shape[0])))
-        calibration = base.with_board(location.corners)
-        save_calibration(calibration, self.calibration_path)
-        self.pipeline.calibration = calibration
-        # Remember the board's look too: it tells south from the board itself when the
-        # board has to be found again (a bumped table, a moved camera).
-        look = BoardLook.capture(image, location, self.pipeline.layout)
-        save_board_look(look, self.calibration_path)
-        self.pipeline.board.look = look
-        return self.calibration_path
-
-    def current_reading(self, seats: Seats | None = None) -> dict[str, Any] | None:
-        """The board as it stands, if it is steady and unobstructed. With ``seats`` (a
-        new game), south is first decided from their colours if nothing said which
-        edge it is (see :meth:`LivePipeline.turn_to_seats`)."""
-        view = self.pipeline.stability.current_view
-        if view is None:
-            return None
-        position = start_position(view, self.pipeline.layout)
-        with self._lock:
-            image = self._image
-        if seats is not None and image is not None:
-            turn = self.pipeline.turn_to_seats(image, seats)
-            if turn is not None:
-                position = turned_position(position, *turn)
-        return position.to_json()

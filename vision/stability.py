@@ -122,11 +122,6 @@ class StabilityTracker:
         """True when no still moment has begun (something moves, or nothing was fed)."""
         return not self._window
 
-    @property
-    def settling(self) -> bool:
-        """True while the board is still but not yet for long enough."""
-        return bool(self._window) and not self._emitted
-
     def update(
         self,
         time: float,

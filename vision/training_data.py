@@ -135,9 +135,6 @@ class CropSet:
     def __len__(self) -> int:
         return len(self.y)
 
-    def subset(self, mask: np.ndarray) -> CropSet:
-        return CropSet(**{name: getattr(self, name)[mask] for name in self._fields()})
-
     @staticmethod
     def concat(sets: list[CropSet]) -> CropSet:
         offsets = np.cumsum([0] + [int(s.frame.max()) + 1 if len(s) else 0 for s in sets])
