@@ -113,23 +113,47 @@ class BoardLocation:
         return [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]
 
 
+MIN_SIDE_PX = 20.0
+"""The shortest side a board's outline may have: under it, no square can be read, and
+four points that close together are a slip of the hand, not a board."""
+
+
 def manual_board(corners: Any) -> BoardLocation:
     """A location from four user-given corners NW, NE, SE, SW (pixels).
 
-    Raises ``ValueError`` when the points do not form a convex clockwise outline.
+    Raises ``ValueError`` when the points are not a board's outline
+    (:func:`outline_problem`).
 
-        >>> manual_board([(0, 0), (10, 0), (10, 10), (0, 10)]).method
+        >>> manual_board([(0, 0), (100, 0), (100, 100), (0, 100)]).method
         'manual'
     """
     quad = np.asarray(corners, np.float64)
     if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
-        raise ValueError("give exactly four corners x,y: NW, NE, SE, SW")
+        raise ValueError("give exactly four corners x,y (finite numbers): NW, NE, SE, SW")
+    problem = outline_problem(quad)
+    if problem is not None:
+        raise ValueError(problem)
+    return BoardLocation.from_corners(quad, "manual", 1.0, "manual")
+
+
+def outline_problem(quad: np.ndarray) -> str | None:
+    """Why four finite points NW, NE, SE, SW are not a board's outline, or ``None``.
+
+    >>> outline_problem(np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    "the outline's shortest side is 1 px: a board's are at least 20 px"
+    """
     if not convex_clockwise(quad):
-        raise ValueError(
+        return (
             "the four corners must go NW, NE, SE, SW around the board (clockwise on screen) "
             "and form a convex outline"
         )
-    return BoardLocation.from_corners(quad, "manual", 1.0, "manual")
+    shortest = float(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).min())
+    if shortest < MIN_SIDE_PX:
+        return (
+            f"the outline's shortest side is {shortest:.0f} px: "
+            f"a board's are at least {MIN_SIDE_PX:.0f} px"
+        )
+    return None
 
 
 def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from calibration.atomic_file import replaced_atomically
+from calibration.board_location import outline_problem
 
 Point = tuple[float, float]
 
@@ -187,15 +188,9 @@ def _parse(data: Any, origin: str) -> _Raw:
             raise CalibrationError(
                 f"{origin}: 'board_corners' lie far outside the {width}x{height} image"
             )
-        # Shoelace area, positive when NW->NE->SE->SW runs clockwise on screen (y down).
-        area = 0.5 * float(
-            np.dot(quad[:, 0], np.roll(quad[:, 1], -1))
-            - np.dot(quad[:, 1], np.roll(quad[:, 0], -1))
-        )
-        if area <= 1.0:
-            raise CalibrationError(
-                f"{origin}: 'board_corners' must run NW, NE, SE, SW clockwise and enclose an area"
-            )
+        problem = outline_problem(quad)
+        if problem is not None:
+            raise CalibrationError(f"{origin}: 'board_corners': {problem}")
         corners = tuple((float(x), float(y)) for x, y in corners)
     return _Raw(
         image_size=(width, height), camera_matrix=matrix, dist_coeffs=dist, board_corners=corners

@@ -93,15 +93,22 @@ def refuse_repeated_photos(paths: Iterable[str | Path], advice: str) -> None:
 
 
 def check_out(
-    path: str | Path, suffixes: Iterable[str], flag: str = "", kind: str = "an output"
+    path: str | Path,
+    suffixes: Iterable[str],
+    flag: str = "",
+    kind: str = "an output",
+    inputs: Iterable[str | Path] = (),
 ) -> Path:
     """``path`` as a Path, or a one-line :class:`UsageError` unless a file ending in one
     of ``suffixes`` can be written there: said before the work, not after it.
-    ``flag`` (``"--debug"``) names the option in the message, ``kind`` the file."""
+    ``flag`` (``"--debug"``) names the option in the message, ``kind`` the file;
+    ``inputs`` are the command's own files, which an output must never overwrite."""
     path = Path(path)
     named = f"{flag} {path}" if flag else str(path)
     if path.is_dir():
         raise UsageError(f"{named}: is a folder, not a file")
+    if any(path.resolve() == Path(given).resolve() for given in inputs):
+        raise UsageError(f"{named}: is the photo being read; name another file to write")
     allowed = sorted(suffixes)
     if path.suffix.lower() not in allowed:
         raise UsageError(f"{named}: name {kind} file ({', '.join(allowed)})")

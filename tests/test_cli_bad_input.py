@@ -239,6 +239,20 @@ def test_one_photo_given_twice_is_refused_before_anything_is_fitted(tmp_path: Pa
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", [["recognize"], ["calibrate", "board"]])
+def test_debug_never_overwrites_the_photo_being_read(
+    tmp_path: Path, capsys, command: list[str]
+) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), np.full((480, 640, 3), 90, np.uint8))
+    before = photo.read_bytes()
+    out = ["--out", str(tmp_path / "c.json")] if command[0] == "calibrate" else []
+    written_otherwise = str(tmp_path / "." / "table.png")
+    err = one_line_error(capsys, [*command, str(photo), *out, "--debug", written_otherwise])
+    assert "is the photo being read" in err
+    assert photo.read_bytes() == before
+
+
 def test_recognize_says_when_the_board_lies_outside_the_picture(tmp_path: Path, capsys) -> None:
     # A calibration of another view: the corners are taken, and every square reads
     # "?"; the user is told why, and what to do.

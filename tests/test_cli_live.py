@@ -38,6 +38,18 @@ def test_bad_input(argv: list[str], message: str, capsys: pytest.CaptureFixture[
     assert message in err and err.count("\n") == 1
 
 
+def test_serve_checks_where_the_calibration_would_be_saved(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    # The Calibrate page's Save writes there: a place that cannot be written is said at
+    # once, not as a failed Save later.
+    missing = tmp_path / "no-such-folder" / "c.json"
+    assert main(["serve", "--url", "rtsp://x", "--calibration", str(missing)]) == 2
+    assert f"no such folder {missing.parent}" in capsys.readouterr().err
+    assert main(["serve", "--url", "rtsp://x", "--calibration", str(tmp_path)]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err
+
+
 def test_serve_needs_a_source(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["serve"])

@@ -440,3 +440,30 @@ def test_a_calibration_made_at_another_resolution(scale: float, shape_kept: bool
     assert location is not None
     assert np.abs(location.corners - truth).max() < (0.01 if shape_kept else 5)
     assert location.method == ("manual" if shape_kept else "auto")
+
+
+def test_the_dashboards_picture_is_the_one_its_corners_are_in() -> None:
+    # With a lens calibrated, the board's corners (drawn, dragged on the Calibrate
+    # page, saved) are in the pixels of the picture with the lens's distortion taken
+    # out: the dashboard must show that picture, not the camera's own.
+    import cv2
+
+    from calibration.camera_file import undistort
+
+    frame = next(iter(SimulatedTableSource(17, hands=False, realtime=False, max_turns=1)))
+    truth = frame.truth
+    size = (frame.image.shape[1], frame.image.shape[0])
+    calibration = Calibration(
+        size, truth.camera_matrix, truth.dist_coeffs, board_corners=truth.board_corners
+    )
+    reader = TruthReader()
+    reader.truth = truth
+    runner = PipelineRunner(None, LivePipeline(reader, calibration=calibration))  # type: ignore[arg-type]
+    runner.step(frame)
+    shown = runner.latest_jpeg(annotated=False)
+    assert shown is not None
+    shown_image = cv2.imdecode(np.frombuffer(shown, np.uint8), cv2.IMREAD_COLOR).astype(float)
+    straight = undistort(frame.image, calibration).astype(float)
+    off_straight = float(np.abs(shown_image - straight).mean())
+    off_camera = float(np.abs(shown_image - frame.image.astype(float)).mean())
+    assert off_straight < 3 and off_camera > 2 * off_straight, (off_straight, off_camera)

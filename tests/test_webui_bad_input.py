@@ -119,6 +119,8 @@ def test_an_unknown_square_is_a_bad_request_naming_it(client: FlaskClient) -> No
         ([[0, 0], [100, False], [100, 100], [0, 100]], "corner NE must be an [x, y] pair"),
         ([[0, 0], [100, 0], ["100", 100], [0, 100]], "corner SE must be an [x, y] pair"),
         ([[0, 0], [100, 0], [100, 100], [0, 10**400]], "corner SW is not a point"),
+        # A clockwise square, but a pixel wide: no board (Save used to refuse it later).
+        ([[0, 0], [1, 0], [1, 1], [0, 1]], "shortest side is 1 px"),
     ],
 )
 def test_bad_corners_are_a_bad_request_and_register_nothing(
@@ -169,6 +171,40 @@ def test_saving_before_the_board_is_located_is_a_conflict(
     response = client.post("/api/calibration/save", json={})
     assert_refused(response, 409, "the board is not located")
     assert not path.exists()
+
+
+def test_corners_far_outside_the_cameras_picture_are_a_bad_request(
+    client: FlaskClient, camera: PipelineRunner
+) -> None:
+    from vision.sources import SourceFrame
+
+    camera.step(SourceFrame(np.zeros((200, 300, 3), np.uint8), 0.0))  # no board in it
+    far = [[1000, 0], [2000, 0], [2000, 900], [1000, 900]]
+    assert_refused(
+        client.post("/api/calibration/corners", json={"corners": far}),
+        400,
+        "the corners lie far outside the camera's 300x200 picture",
+    )
+    # Reaching past the edge is fine: a board may be partly out of the picture.
+    partly = [[-50, 10], [150, 10], [150, 190], [-50, 190]]
+    assert client.post("/api/calibration/corners", json={"corners": partly}).status_code == 200
+
+
+def test_saving_where_the_file_cannot_be_written_is_a_conflict(
+    session: GameSession, tmp_path: Path
+) -> None:
+    from vision.sources import SourceFrame
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    camera = demo_camera(str(gone / "calibration.json"))
+    camera.step(SourceFrame(np.zeros((200, 200, 3), np.uint8), 0.0))
+    camera.set_board_corners(SQUARE_CORNERS)
+    camera.pipeline.board.update(np.zeros((200, 200, 3), np.uint8))  # the corners adopted
+    gone.rmdir()  # the folder went away after the dashboard started
+    client = create_app(session, camera).test_client()
+    response = client.post("/api/calibration/save", json={})
+    assert_refused(response, 409, f"cannot write {gone / 'calibration.json'}")
 
 
 # -- 5. JSON nested too deeply for the parser ------------------------------------------

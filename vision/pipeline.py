@@ -73,6 +73,9 @@ class FrameReport:
     decision: Decision | None = None
     board_state: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    picture: np.ndarray | None = field(default=None, repr=False)
+    """The frame as the stages read it: the lens's distortion taken out. The corners
+    and squares above are in its pixels, so it is the picture to draw them on."""
 
     @property
     def total_ms(self) -> float:
@@ -215,7 +218,14 @@ class LivePipeline:
             self.motion.interrupt()
             self.stability.reset()
             return FrameReport(
-                now, None, None, True, 0.0, board_state=self.board.state, timings_ms=timings
+                now,
+                None,
+                None,
+                True,
+                0.0,
+                board_state=self.board.state,
+                timings_ms=timings,
+                picture=image,
             )
         readings, crops = self.recognizer.read_board_with_crops(
             image, location.corners, self.layout, second_look=SECOND_LOOK_SQUARES
@@ -269,6 +279,7 @@ class LivePipeline:
             decision,
             self.board.state,
             timings,
+            image,
         )
 
     def unread_advice(self) -> str | None:

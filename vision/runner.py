@@ -208,6 +208,10 @@ class PipelineRunner:
             return None
         if cached and cached[0] == number:
             return cached[1]
+        if report.picture is not None:
+            # The corners, the Calibrate page's handles and a saved calibration are all
+            # in the pixels of the picture with the lens's distortion taken out.
+            image = report.picture
         if annotated:
             image = self._draw(image, report)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
@@ -260,6 +264,17 @@ class PipelineRunner:
         return None if location is None else location.corners_list()
 
     def set_board_corners(self, corners: list[list[float]]) -> None:
+        """Register the board by hand; ``ValueError`` saying why corners cannot be the
+        board's (the same rules as a calibration file's, so what is taken can be saved)."""
+        with self._lock:
+            image = self._image
+        if image is not None:
+            height, width = image.shape[:2]
+            # A board may reach past the picture's edge, but not lie beyond it.
+            if not all(-width < x < 2 * width and -height < y < 2 * height for x, y in corners):
+                raise ValueError(
+                    f"the corners lie far outside the camera's {width}x{height} picture"
+                )
         self.pipeline.set_board_corners(corners)
 
     def save_calibration(self) -> str:
@@ -274,11 +289,15 @@ class PipelineRunner:
             raise ValueError("no camera image yet")
         base = self.pipeline.calibration or Calibration((int(image.shape[1]), int(image.shape[0])))
         calibration = base.with_board(location.corners)
-        save_calibration(calibration, self.calibration_path)
+        try:
+            save_calibration(calibration, self.calibration_path)
+        except OSError as err:
+            # The folder went away, or the disk is full: the user can fix either.
+            raise ValueError(f"cannot write {self.calibration_path}: {err.strerror}") from None
         self.pipeline.calibration = calibration
         # Remember the board's look too: it tells south from the board itself when the
         # board has to be found again (a bumped table, a moved camera).
-        look = BoardLook.capture(image, location, self.pipeline.layout)
+        look = BoardLook.capture(self.pipeline.undistorted(image), location, self.pipeline.layout)
         save_board_look(look, self.calibration_path)
         self.pipeline.board.look = look
         return self.calibration_path

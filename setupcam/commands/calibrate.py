@@ -164,7 +164,7 @@ def _board(args: argparse.Namespace) -> int:
     from setupcam.inputs import read_layout
 
     out = check_out(args.out, (".json",))
-    debug = check_out(args.debug, (".png", ".jpg")) if args.debug else None
+    debug = check_out(args.debug, (".png", ".jpg"), inputs=[args.image]) if args.debug else None
     image = read_image(args.image)
     layout = read_layout(args.layout)
     height, width = image.shape[:2]

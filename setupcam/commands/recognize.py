@@ -294,7 +294,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.calibration}: no such calibration file")
     seats = parse_seats(args.seats)
     if args.debug is not None:
-        check_out(args.debug, IMAGE_SUFFIXES, "--debug", "an image")
+        check_out(args.debug, IMAGE_SUFFIXES, "--debug", "an image", inputs=[args.image])
     image = read_image(args.image)
     recognizer = load_recognizer(args.model, args.enrollment)
     out, image, found = recognize_image(image, recognizer, layout, args.calibration, seats)

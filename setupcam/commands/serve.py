@@ -9,6 +9,7 @@ from pathlib import Path
 
 from engine import GameOptions, GameSetup, Seats, SeatsError, Teams
 from setupcam.cli import UsageError
+from setupcam.inputs import check_out
 from setupcam.live_options import add_live_options, check_live_options
 
 
@@ -94,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         _check_camera(args.camera)
     if args.video is not None:
         _check_video(args.video)
+    if args.calibration is not None and not Path(args.calibration).is_file():
+        # Save on the Calibrate page writes it there: a place it can be written.
+        check_out(args.calibration, (".json",), "--calibration", "a calibration")
     if args.calibration is not None and not Path(args.calibration).exists():
         # Not an error: the Calibrate page saves the calibration there.
         print(
