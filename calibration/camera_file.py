@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -224,9 +225,30 @@ def load_calibration(path: str | Path) -> Calibration:
     return calibration_from_dict(data, origin=str(path))
 
 
-def save_calibration(cal: Calibration, path: str | Path) -> None:
-    """Write ``cal`` as JSON; atomic, so readers see the old or the new file, never half."""
-    _write_text(Path(path), json.dumps(calibration_to_dict(cal), indent=2) + "\n")
+def save_calibration(cal: Calibration, path: str | Path) -> Path | None:
+    """Write ``cal`` as JSON; atomic, so readers see the old or the new file, never half.
+
+    A different calibration already there is kept at :func:`previous_calibration_path`
+    (returned): a lens or corners fitted once are never lost to a second run.
+    """
+    path = Path(path)
+    text = json.dumps(calibration_to_dict(cal), indent=2) + "\n"
+    kept = None
+    if path.is_file() and path.read_text(encoding="utf-8", errors="replace") != text:
+        kept = previous_calibration_path(path)
+        shutil.copy2(path, kept)
+    _write_text(path, text)
+    return kept
+
+
+def previous_calibration_path(path: str | Path) -> Path:
+    """Where :func:`save_calibration` keeps the file it replaces.
+
+    >>> str(previous_calibration_path("/tmp/calibration.json"))
+    '/tmp/calibration.previous.json'
+    """
+    path = Path(path)
+    return path.with_name(f"{path.stem}.previous{path.suffix}")
 
 
 # Remap tables are expensive to build (a full-frame computation) and identical for

@@ -58,6 +58,13 @@ def test_calibration_round_trip(tmp_path):
     assert data["image_size"] == [1280, 720]
     assert load_calibration(path) == cal
     assert not list(tmp_path.glob(".cal.json.*"))  # the temporary file is gone
+    # Saved again as it is: nothing to keep. Saved otherwise: the old one is kept.
+    assert save_calibration(cal, path) is None
+    assert not (tmp_path / "cal.previous.json").exists()
+    lens_only = Calibration((1280, 720), cal.camera_matrix, cal.dist_coeffs)
+    assert save_calibration(lens_only, path) == tmp_path / "cal.previous.json"
+    assert load_calibration(tmp_path / "cal.previous.json") == cal
+    assert load_calibration(path) == lens_only
 
 
 @pytest.mark.parametrize(

@@ -285,3 +285,14 @@ def test_enroll_writes_only_into_a_folder_that_is_there(tmp_path: Path, capsys) 
     err = one_line_error(capsys, ["enroll", "--out", str(out), "a.png=a.json"])
     assert f"--out {out}: no such folder" in err
     assert not out.parent.exists()
+
+
+def test_seats_whose_colours_cannot_tell_south_are_said_so(capsys) -> None:
+    from engine import Seats
+    from setupcam.commands.recognize import board_look
+
+    assert board_look(None, Seats.parse("S=red,W=blah")) is None
+    err = capsys.readouterr().err
+    assert "'blah' is not a colour name setupcam knows" in err and err.count("\n") == 1
+    assert board_look(None, Seats.parse("S=red,W=green")) is not None
+    assert capsys.readouterr().err == ""

@@ -123,7 +123,9 @@ def _lens(args: argparse.Namespace) -> int:
             f"{fitted}; nothing written to {out} (a file there is as it was): retake the "
             "photos, or add --keep-anyway to write this calibration"
         )
-    save_calibration(result.to_calibration(), out)
+    kept = save_calibration(result.to_calibration(), out)
+    if kept is not None:
+        print(f"the calibration that was at {out} is kept as {kept}")
     print(f"{fitted}; wrote {out}")
     return 0  # good, acceptable, or kept as asked
 
@@ -211,7 +213,9 @@ def _board(args: argparse.Namespace) -> int:
     if args.turn:
         location = location.rotated(args.turn, "manual")
         how += f", turned {args.turn} quarter turn(s) clockwise"
-    save_calibration(cal.with_board(location.corners), out)
+    kept = save_calibration(cal.with_board(location.corners), out)
+    if kept is not None:
+        print(f"the calibration that was at {out} is kept as {kept}")
     # Remember the board's look (its edges' colours) so later frames, from any camera
     # position, know which edge is south without asking again.
     board_look = BoardLook.capture(image, location, layout)

@@ -112,7 +112,24 @@ def board_look(calibration: Path | str | None, seats: Any) -> Any:
             raise UsageError(str(err)) from None
         if look is not None:
             return look
-    return None if seats is None else BoardLook.from_seats(seats.by_edge)
+    if seats is None:
+        return None
+    look = BoardLook.from_seats(seats.by_edge)
+    if look is None:
+        import sys
+
+        from calibration.colour_names import named_bgr
+
+        unknown = [c for c in seats.by_edge.values() if named_bgr(c) is None]
+        # Said, not refused: the seats still name the players; only south is a guess.
+        print(
+            "setupcam: note: --seats: south cannot be told from the bonus frames' "
+            f"colours: {', '.join(map(repr, unknown))} "
+            f"{'is not a colour name' if len(unknown) == 1 else 'are not colour names'} "
+            "setupcam knows, and it needs two (or give #rrggbb)",
+            file=sys.stderr,
+        )
+    return look
 
 
 def locate_board(
