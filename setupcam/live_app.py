@@ -8,6 +8,7 @@ and progress on the terminal are :mod:`setupcam.recordings`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -93,6 +94,20 @@ class SessionLink:
                     )
             except SessionError:
                 pass  # the game moved on between the view and the decision
+
+    def on_turn_gone_on(self, decision: Decision) -> None:
+        session = self.session
+        with session._lock:
+            state = session.state
+            if state is None or state.finished:
+                return
+            # A SessionError: the game moved on between the view and the decision.
+            with contextlib.suppress(SessionError):
+                if session.pending is None:
+                    session.continue_turn(decision.position, source="camera")
+                elif session.pending.player == state.next_player:
+                    # The question was about a turn half done; it is done now.
+                    session.play(decision.position, source="camera")
 
 
 @dataclass

@@ -94,7 +94,10 @@ class RecordingProgress:
         runner = self.live.runner
         name = runner.source.name
         if runner.finished:
-            return f"end of {name}" if runner.clock is not None else f"{name}: no picture"
+            if runner.clock is None:
+                return f"{name}: no picture"
+            note = getattr(runner, "ended_mid_turn", None)
+            return f"end of {name} ({note})" if note else f"end of {name}"
         return f"{name} at {clock(runner.clock or 0.0)}"
 
     def _game(self) -> str:

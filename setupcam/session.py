@@ -161,6 +161,23 @@ class GameSession:
                 self.dismissed.add(position)
             return outcome
 
+    def continue_turn(self, position: Position, *, source: str = "camera") -> TurnOutcome:
+        """The player of the last play went on with that turn (a pause between two of
+        its tiles): the turn is recorded again, with ``position`` the board after all
+        of it. The first record of it is kept among the undone turns."""
+        with self._lock:
+            game_id, record, _ = self._require_game()
+            if not record.turns or record.turns[-1].action is not Action.PLAY:
+                raise SessionError("the last turn is not a play that could go on")
+            number = len(record.turns)
+            turn = Turn(record.turns[-1].player, Action.PLAY, position)
+            self.store.undo_turn(game_id, number)
+            self.store.add_turn(game_id, number, turn, source)
+            self.pending = None
+            self._set_record(game_id, record.without_last_turn().with_turn(turn))
+            assert self.state is not None
+            return self.state.outcomes[-1]
+
     def swap(self, player: str | None = None) -> TurnOutcome:
         """Record a swap (the board does not change) by ``player`` or whoever is next."""
         with self._lock:

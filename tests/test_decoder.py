@@ -191,3 +191,18 @@ def test_untouched_squares_keep_their_tile() -> None:
     assert decision.kind == "play"
     assert decision.position["b2"] == Tile.parse("6h")
     assert decision.result is not None and decision.result.placed == {"c2": Tile.parse("6c")}
+
+
+def test_a_tile_taken_off_is_asked_about_as_emptied_not_read_as_a_tile_nobody_put_down() -> None:
+    from dataclasses import replace
+
+    before = pos("b2=1d c2=10s b3=6d")
+    probs = probs_for(pos("c2=10s b3=6d"))  # b2 read surely empty...
+    probs["b2"] = mix(empty=0.9995, **{"10♣": 4e-4, "9♦": 1e-4})  # ...a stray tile or two
+    decision = decode(probs, context(before))
+    assert decision.kind == "ask"
+    assert decision.position["b2"] is None
+    assert any("b2 was emptied" in reason for reason in decision.reasons)
+    # No hand went near b2: a tile cannot have left it; the reading is wrong.
+    still = decode(probs, replace(context(before), untouched=frozenset({"b2"})))
+    assert still.kind == "unchanged"

@@ -48,6 +48,28 @@ def test_an_arm_over_the_border_is_seen_against_the_steady_view() -> None:
     assert not detector.hand_over_board
 
 
+def test_a_shadow_that_lay_over_the_border_when_it_was_pictured_is_no_arm_once_gone() -> None:
+    from engine import Edge
+
+    detector = MotionDetector()
+    plain = board_image()
+    steady(detector, plain, CORNERS)
+    shadowed = plain.copy()
+    shadowed[:, 540:] = (shadowed[:, 540:] * 0.5).astype(np.uint8)  # someone leans over E
+    detector.update(shadowed, CORNERS)
+    assert detector.hand_over_board  # for now it is taken for an arm
+    # It holds still: the border is pictured anew under it, then a steady view.
+    steady(detector, shadowed, CORNERS)
+    steady(detector, shadowed, CORNERS)
+    detector.update(plain, CORNERS)  # the shadow goes
+    assert not detector.hand_over_board
+    # An arm is still one, and it is seen coming over its own edge.
+    detector.update(with_arm(plain), CORNERS)
+    assert detector.hand_over_board
+    over = [e for e, level in detector.intrusion_by_edge.items() if level > detector.threshold]
+    assert over == [Edge.SOUTH]
+
+
 def test_a_refitted_outline_keeps_the_steady_view() -> None:
     detector = MotionDetector()
     steady(detector, board_image(), CORNERS)

@@ -467,3 +467,54 @@ def test_the_dashboards_picture_is_the_one_its_corners_are_in() -> None:
     off_straight = float(np.abs(shown_image - straight).mean())
     off_camera = float(np.abs(shown_image - frame.image.astype(float)).mean())
     assert off_straight < 3 and off_camera > 2 * off_straight, (off_straight, off_camera)
+
+
+def _read_through(stream, turns: int):  # type: ignore[no-untyped-def]
+    """The session after the live pipeline read ``stream``'s frames (truth reader,
+    board registered from its true corners), and the game's own record."""
+    from engine import GameSetup
+
+    session = GameSession(GameStore(":memory:"))
+    record = stream.record
+    session.new_game(GameSetup(record.setup.seats, start=record.setup.start))
+    reader = TruthReader()
+    pipeline = None
+    for number, (frame, _) in enumerate(stream):
+        if pipeline is None:
+            size = (frame.image.shape[1], frame.image.shape[0])
+            calibration = Calibration(size, board_corners=frame.truth.board_corners_distorted)
+            pipeline = LivePipeline(reader, calibration=calibration, link=SessionLink(session))  # type: ignore[arg-type]
+        reader.truth = frame.truth
+        pipeline.process(frame.image, number / stream.fps)
+    assert pipeline is not None
+    pipeline.finish()
+    return session, record.turns[:turns]
+
+
+@pytest.mark.parametrize(
+    ("seed", "first_tile_alone"),
+    [
+        (4, "in no set: the players are asked, and the rest of the turn answers it"),
+        (7, "a legal play: scored, then the rest of the turn joins it"),
+    ],
+)
+def test_a_player_who_stops_to_think_between_two_tiles_plays_one_turn(
+    seed: int, first_tile_alone: str
+) -> None:
+    from engine import analyse_turn
+    from vision.synth.sequence import GameStream
+
+    # The second turn puts down two or more tiles; its player takes the hand away for
+    # a second after the first, and the next player waits as usual.
+    stream = GameStream.random(seed, players="S=red,W=green", max_turns=3, thinking={2: 1.0})
+    turns = stream.record.turns
+    before, after = turns[0].position, turns[1].position
+    changed = [s for s in before.layout.squares if before[s] != after[s]]
+    assert len(changed) >= 2
+    first = before.place({changed[0]: after[changed[0]]})
+    alone = analyse_turn(before, first, stream.record.setup.seats, turns[1].player)
+    assert alone.legal == first_tile_alone.startswith("a legal play")
+    session, truth = _read_through(stream, 3)
+    seen = [(t.player, t.position) for t in session.record.turns]
+    assert seen == [(t.player, t.position) for t in truth]
+    assert session.pending is None

@@ -155,6 +155,28 @@ def test_the_terminal_hears_where_the_recording_is_and_the_game_at_its_end() -> 
     assert "stays open" in said[3] and len(said) == 4
 
 
+class HandAtTheEnd(StillPipeline):
+    """A hand over the board from the last frame on."""
+
+    def __init__(self, last: float) -> None:
+        self.last = last
+
+    def process(self, image: np.ndarray, time: float) -> FrameReport:
+        return FrameReport(time, None, None, time >= self.last, 0.0, board_state="lost: test")
+
+
+@pytest.mark.parametrize("hand_at_the_end", [True, False])
+def test_a_recording_that_ends_mid_turn_says_so(tmp_path, hand_at_the_end: bool) -> None:  # type: ignore[no-untyped-def]
+    told: list[dict] = []
+    pipeline = HandAtTheEnd(0.2 if hand_at_the_end else 99.0)
+    runner = PipelineRunner(folder_of_frames(tmp_path, 3), pipeline, on_status=told.append)  # type: ignore[arg-type]
+    runner.run()
+    assert told[-1]["state"] == "ended"
+    said = "ended with a hand over the board: tiles being put down then are not scored"
+    assert (said in told[-1]["message"]) == hand_at_the_end
+    assert (runner.ended_mid_turn is not None) == hand_at_the_end
+
+
 def test_clock() -> None:
     assert [clock(s) for s in (0.4, 61, 3725.9)] == ["0:00", "1:01", "1:02:05"]
 

@@ -55,6 +55,21 @@ def test_a_game_on_a_users_own_board_resumes_without_its_file(tmp_path: Path) ->
     assert again.record == session.record
 
 
+def test_a_turn_that_went_on_is_recorded_whole_and_kept_so(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite"
+    session = new_session(db)
+    session.play(pos("b2=5h c2=6h"))  # red, then a pause: only the first tile seen
+    outcome = session.continue_turn(pos("b2=5h c2=6h c3=7h"))
+    assert outcome.turn.player == "red" and outcome.result and outcome.result.points == 3
+    assert [t.player for t in session.record.turns] == ["red"]
+    assert session.state.next_player == "green"  # type: ignore[union-attr]
+    again = GameSession(GameStore(db))
+    assert again.resume_latest() and again.record == session.record
+    session.swap()
+    with pytest.raises(SessionError, match="not a play"):
+        session.continue_turn(pos("b2=5h c2=6h c3=7h b3=8h"))
+
+
 def test_play_swap_and_turn_order() -> None:
     session = new_session()
     outcome = session.play(pos("b2=5h c2=6h"))

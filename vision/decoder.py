@@ -42,6 +42,10 @@ ILLEGAL_PRIOR = 0.02
 """How much less likely an illegal play is than a legal one, before the evidence."""
 UNTOUCHED_PRIOR = 1e-3
 """Odds of a new tile on a square no hand disturbed, against the readings' word."""
+TAKEN_OFF_PRIOR = 0.05
+"""Odds of a tile taken off its square (an illegal play, which the players are then
+asked about), against the readings' word: a square read surely empty where a tile was
+is asked about as emptied, not as a tile nobody put down."""
 _MIN_CANDIDATE = 1e-4  # per-square share below which a reading is not considered
 _MAX_BRANCHING = 7  # squares explored jointly; the rest keep their best reading
 
@@ -95,13 +99,17 @@ def _square_candidates(
 ) -> list[tuple[int, float]]:
     """Feasible labels for one square with their renormalised probabilities, best first.
 
-    Feasible: what is there now, or a tile that could come from a hand (weighted by
-    ``change_prior``).
+    Feasible: what is there now, a tile that could come from a hand (weighted by
+    ``change_prior``), or, where a tile lies, none (the tile taken off: weighted by
+    ``change_prior`` and :data:`TAKEN_OFF_PRIOR`).
     """
     keep = _label_of(current)
-    indices = [keep, *sorted(placeable)]
+    taken_off = [EMPTY] if current is not None else []
+    indices = [keep, *sorted(placeable), *taken_off]
     weights = np.asarray(probs, np.float64)[indices] + 1e-12
     weights[1:] *= change_prior
+    if taken_off:
+        weights[-1] *= TAKEN_OFF_PRIOR
     weights = weights / weights.sum()
     order = np.argsort(-weights)
     return [(indices[i], float(weights[i])) for i in order if weights[i] >= _MIN_CANDIDATE] or [

@@ -17,9 +17,12 @@ shake of a pixel or two barely changes the blurred thumbnail; a hand does::
 
 from __future__ import annotations
 
+from collections import deque
+
 import cv2
 import numpy as np
 
+from engine import Edge
 from vision.board_view import board_homography
 
 THUMB_PX = 48
@@ -36,6 +39,8 @@ REGISTRATION_MOVE_PX = 4.0
 """A board outline moving more than this (pixels) is a new registration."""
 SHAKE_PX = 0.6
 """Thumbnail pixels of camera shake whose effect is not counted as motion."""
+EARLIER_VIEWS = 3
+"""Steady views kept besides the last, to tell a shadow gone from an arm come."""
 BLOCK_THRESHOLD = 8.0
 """Mean unexplained grey change (0-255, brightness-normalised) in one 8x8 block of
 the thumbnail that counts as motion."""
@@ -49,11 +54,17 @@ class MotionDetector:
         self._previous: np.ndarray | None = None
         self._corners: np.ndarray | None = None
         self._background: np.ndarray | None = None
+        self._earlier_backgrounds: deque[np.ndarray] = deque(maxlen=EARLIER_VIEWS)
+        """The steady views before the last one: what the border looks like again once
+        something that lay over it when the last was taken (a shadow) has gone."""
         self._brightness: tuple[float, float] | None = None
         self.change_from_background: np.ndarray | None = None
         """Per thumbnail pixel, how much the board differs from the last steady view."""
         self.intrusion = 0.0
         """The largest change on the border ring against the last steady view."""
+        self.intrusion_by_edge: dict[Edge, float] = {}
+        """The same along the middle of each edge's side of the ring: where an arm from
+        the player sitting there crosses it."""
         self.level = 0.0
         """The largest block change of the last frame (for the dashboard and tuning)."""
 
@@ -61,6 +72,7 @@ class MotionDetector:
         self._previous = None
         self._corners = None
         self._background = None
+        self._earlier_backgrounds.clear()
         self._brightness = None
 
     def interrupt(self) -> None:
@@ -85,12 +97,29 @@ class MotionDetector:
         thumb = self._normalised(_thumbnail(image, self._corners))
         previous, self._previous = self._previous, thumb
         if registered_anew and self._background is not None and old_corners is not None:
-            self._background = self._carried_background(self._background, old_corners, thumb)
+            self._background, rewarped = self._carried_background(
+                self._background, old_corners, thumb
+            )
+            earlier = list(self._earlier_backgrounds)
+            self._earlier_backgrounds.clear()
+            if self._background is not None:
+                # The views before it are carried over the same way.
+                self._earlier_backgrounds.extend(
+                    _rewarp(e, old_corners, self._corners) if rewarped else e for e in earlier
+                )
         self.intrusion = 0.0
+        self.intrusion_by_edge = {}
         self.change_from_background = None
         if self._background is not None:
             self.change_from_background = _unexplained_change(self._background, thumb)
-            self.intrusion = _ring_level(_ring_change(self._background, thumb))
+            ring = _ring_change(self._background, thumb)
+            for earlier in self._earlier_backgrounds:
+                # An arm differs from every view; a shadow that lay over the border in
+                # the last ones (the border pictured anew under it, then a steady view),
+                # and has gone, does not differ from the one before it came.
+                ring = np.minimum(ring, _ring_change(earlier, thumb))
+            self.intrusion = _ring_level(ring)
+            self.intrusion_by_edge = edge_levels(ring)
         if previous is None:
             self.level = 0.0
             return False
@@ -113,8 +142,9 @@ class MotionDetector:
 
     def _carried_background(
         self, background: np.ndarray, old_corners: np.ndarray, thumb: np.ndarray
-    ) -> np.ndarray | None:
-        """The last steady view, carried over to a new board outline, or None.
+    ) -> tuple[np.ndarray | None, bool]:
+        """The last steady view, carried over to a new board outline, or None; and
+        whether it was warped through both outlines to carry it.
 
         Either the camera and board stayed put and only the outline was fitted anew
         (then the old picture, warped through both outlines, still matches), or the
@@ -125,7 +155,9 @@ class MotionDetector:
         candidates = (background, _rewarp(background, old_corners, self._corners))
         mismatches = [_ring_median(c, thumb) for c in candidates]
         best = int(np.argmin(mismatches))
-        return candidates[best] if mismatches[best] <= self.threshold / 2 else None
+        if mismatches[best] > self.threshold / 2:
+            return None, False
+        return candidates[best], best == 1
 
     @property
     def has_background(self) -> bool:
@@ -133,6 +165,8 @@ class MotionDetector:
 
     def set_background(self) -> None:
         """Remember the board as it looks now, with no hand over it (a steady view)."""
+        if self._background is not None:
+            self._earlier_backgrounds.append(self._background)
         self._background = self._previous
 
     @property
@@ -237,6 +271,41 @@ def _ring_blocks_levels(change: np.ndarray) -> np.ndarray:
 
 def _ring_level(change: np.ndarray) -> float:
     return float(_ring_blocks_levels(change).max())
+
+
+ACROSS_EDGE = (0.2, 0.8)
+"""The part of each side, in board units, whose band tells which edge an arm came over:
+the corners, where two sides' bands meet, belong to neither."""
+
+
+def edge_levels(change: np.ndarray) -> dict[Edge, float]:
+    """The largest block change along the middle of each side of the border band.
+
+    >>> change = np.zeros((THUMB_PX, THUMB_PX), np.float32)
+    >>> change[-4:, 20:28] = 40.0  # an arm over the south side of the board
+    >>> {edge.value: round(level) for edge, level in edge_levels(change).items()}
+    {'S': 27, 'W': 0, 'N': 0, 'E': 0}
+    """
+    lo, hi = WATCHED
+    centres = lo + (np.arange(THUMB_PX) + 0.5) * (hi - lo) / THUMB_PX
+    middle = (centres > ACROSS_EDGE[0]) & (centres < ACROSS_EDGE[1])
+    near, far = centres < BORDER, centres > 1 - BORDER
+    # The thumbnail is the board warped north up: rows run north to south.
+    strips = {
+        Edge.SOUTH: (far, middle),
+        Edge.WEST: (middle, near),
+        Edge.NORTH: (near, middle),
+        Edge.EAST: (middle, far),
+    }
+    levels = {}
+    for edge, (rows, cols) in strips.items():
+        strip = change[np.ix_(rows, cols)]
+        # Across the band's depth, then along the side over a block's width: an arm
+        # is a block wide or more, a speck of noise is not.
+        profile = strip.mean(axis=0) if edge in (Edge.SOUTH, Edge.NORTH) else strip.mean(axis=1)
+        along = np.convolve(profile, np.full(BLOCK_PX, 1 / BLOCK_PX), mode="valid")
+        levels[edge] = float(along.max())
+    return levels
 
 
 def region_mean(change: np.ndarray, rect: tuple[float, float, float, float]) -> float:

@@ -9,6 +9,7 @@ them on one frame; :class:`vision.runner.PipelineRunner` runs them on a source.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from calibration.board_location import BoardLocation, manual_board
 from calibration.board_tracker import BoardTracker
 from calibration.camera_file import Calibration, undistort
 from calibration.orientation import BoardLook, orient
-from engine import ALL_TILES, Layout, Position, Seats
+from engine import ALL_TILES, Edge, Layout, Position, Seats
 from vision.burst import accumulated, averaged, burst_of, registered
 from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
@@ -46,6 +47,11 @@ part of the table (a cup, a shadow, a border that looked different when the stea
 view was taken), not as an arm: the border's reference picture is taken anew."""
 
 
+GONE_ON_S = 20.0
+"""A play seen this soon after the last one, by an arm from the edge of the player who
+made it, is that player's turn going on (a pause between two tiles), not the next
+player's play."""
+
 COVERED_SHARE = 0.75
 """A steady view reading this share of its squares as under a hand is taken for
 corners off the board: hands over the board keep it from being steady at all."""
@@ -58,6 +64,11 @@ class GameLink(Protocol):
     def context(self) -> GameContext | None: ...
 
     def on_decision(self, decision: Decision) -> None: ...
+
+    def on_turn_gone_on(self, decision: Decision) -> None:
+        """The player of the last play, or of the play the players were asked about,
+        went on with that turn: ``decision`` is the whole turn, from the board before
+        it (it replaces the play recorded, or answers the question)."""
 
 
 @dataclass
@@ -121,6 +132,14 @@ class LivePipeline:
         """Per square newly disturbed in this still moment: frames running."""
         self._arm_seen = False
         """An arm came over the board's border since the last steady view."""
+        self._arm_edges: Counter[Edge] = Counter()
+        """Per edge, the frames since the last steady view that saw an arm over it. The
+        hand at the end of an arm may reach over another side's band for a frame or
+        two (placing a tile on an outer square): its own edge holds it far longer."""
+        self._last_play: tuple[GameContext, Decision, float] | None = None
+        """The last play scored without asking: its game before it, and when."""
+        self._last_asked: tuple[GameContext, Decision, float] | None = None
+        """The last play the players were asked about: its game before it, and when."""
         self._moved_unseen = False
         """The last frame saw motion, and no arm since the last steady view."""
         self._view_labels: dict[str, Label] = {}
@@ -238,6 +257,12 @@ class LivePipeline:
         hand_over_border = self._hand_over_border(now, moving)
         obstructed = moving or hand_over_border
         self._arm_seen |= hand_over_border
+        if hand_over_border:
+            self._arm_edges.update(
+                edge
+                for edge, level in self.motion.intrusion_by_edge.items()
+                if level > self.motion.threshold
+            )
         disturbed = self._note_touched_squares() | self._read_otherwise(readings)
         if self._changed_unseen(disturbed, obstructed) or (
             # Something moved over the board, but no arm came over its border: a tile
@@ -264,6 +289,7 @@ class LivePipeline:
             self._touch_since_steady = {}
             self._explained, self._disturbed_frames = set(), {}
             self._arm_seen = False
+            self._arm_edges = Counter()
             self._view_labels = {
                 square: label_of(int(np.argmax(probs)))
                 for square, probs in view.probabilities.items()
@@ -471,6 +497,10 @@ class LivePipeline:
         if view is None or self.link is None or not self.deciding:
             return None
         context = self.link.context()
+        if context is None and new_view is not None:
+            # A question waits for the players; the player it is about may have been
+            # only halfway through the turn, and now finished it.
+            return self._question_outdone(new_view)
         if context is None or (new_view is None and context == self._decided):
             return None
         before = self._decided
@@ -484,9 +514,73 @@ class LivePipeline:
             # to lift its tiles): the next steady view is decided.
             return None
         decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
-        if decision.kind != "unchanged":
-            self.link.on_decision(decision)
+        if decision.kind == "unchanged":
+            return decision
+        gone_on = self._turn_gone_on(view, context)
+        if gone_on is not None:
+            self.link.on_turn_gone_on(gone_on)
+            self._last_play = (self._last_play[0], gone_on, view.time) if self._last_play else None
+            return gone_on
+        self._last_play = (context, decision, view.time) if decision.kind == "play" else None
+        self._last_asked = (context, decision, view.time) if decision.kind == "ask" else None
+        self.link.on_decision(decision)
         return decision
+
+    def _question_outdone(self, view: StableView) -> Decision | None:
+        """The turn the players were asked about, finished: its player reached in again
+        from their own edge, soon after, and the board is now a legal play of theirs
+        (a first tile in no set yet, then the rest of the turn). ``None`` otherwise:
+        the question stands."""
+        if self._last_asked is None:
+            return None
+        before, asked, when = self._last_asked
+        own = before.seats.edge_of(before.player)
+        if view.time - when > GONE_ON_S or not self._arms_from(own):
+            return None
+        done = self._whole_turn(view, before, asked)
+        if done is not None:
+            self._last_asked = None
+            self._last_play = (before, done, view.time)
+            self.link.on_turn_gone_on(done)
+        return done
+
+    def _arms_from(self, own: Edge, other: Edge | None = None) -> bool:
+        """Since the last steady view, arms came over ``own`` edge far more than over
+        any other, and over ``other`` hardly at all."""
+        arms = self._arm_edges
+        if not arms or arms.most_common(1)[0][0] != own:
+            return False
+        return other is None or arms[other] * 3 <= arms[own]
+
+    def _whole_turn(
+        self, view: StableView, before: GameContext, first: Decision
+    ) -> Decision | None:
+        """The view decoded as one legal play from ``before`` that keeps ``first``'s
+        tiles, or ``None``."""
+        placed = set(first.result.placed) if first.result is not None else set()
+        untouched = self._untouched() - placed  # the first tiles' squares were touched then
+        whole = decode(view.probabilities, replace(before, untouched=frozenset(untouched)))
+        if whole.kind != "play" or whole.result is None or not whole.result.legal:
+            return None
+        if not placed <= set(whole.result.placed):
+            return None
+        return whole
+
+    def _turn_gone_on(self, view: StableView, context: GameContext) -> Decision | None:
+        """The last play and this view as one turn, if that is what the camera saw: the
+        player who made it reached in again from their own edge (and the next player
+        did not), soon after, and the two together are a legal play of theirs."""
+        if self._last_play is None:
+            return None
+        before, played, when = self._last_play
+        if context.game != before.game or context.turns != before.turns + 1:
+            return None  # the game moved on otherwise (undone, corrected, resumed)
+        if view.time - when > GONE_ON_S:
+            return None
+        own, next_edge = before.seats.edge_of(before.player), context.seats.edge_of(context.player)
+        if not self._arms_from(own, next_edge):
+            return None
+        return self._whole_turn(view, before, played)
 
 
 def turned_position(position: Position, old: BoardLocation, new: BoardLocation) -> Position:

@@ -70,6 +70,9 @@ class PipelineRunner:
         self._thread: threading.Thread | None = None
         self.clock: float | None = None
         """The source's time of the last frame read (a recording's place in it)."""
+        self.ended_mid_turn: str | None = None
+        """Why a recording's last moments may be missing from the game: it ended with a
+        hand over the board (tiles then being put down are not scored)."""
         self.frame_ms: list[float] = []
 
     # -- the thread ----------------------------------------------------------------
@@ -107,6 +110,10 @@ class PipelineRunner:
                 if origin is not None:
                     origin += waited
         if recording and not self._stop.is_set():
+            if self._report is not None and self._report.obstructed:
+                self.ended_mid_turn = (
+                    "it ended with a hand over the board: tiles being put down then are not scored"
+                )
             self.pipeline.finish()
             if self.hold is not None:
                 self._wait_while_held()  # a question about that last board
@@ -159,6 +166,8 @@ class PipelineRunner:
         source = self.source.status
         if source.get("state") in ("reconnecting", "lost", "ended") or report is None:
             status = dict(source)
+            if status.get("state") == "ended" and self.ended_mid_turn:
+                status["message"] = f"{status.get('message')}; {self.ended_mid_turn}"
         elif report.location is None:
             status = {
                 "state": "lost",

@@ -108,6 +108,7 @@ class GameStream:
         shake_px: float = 1.0,
         flicker: float = 0.03,
         timing: Timing | None = None,
+        thinking: Mapping[int, float] | None = None,
     ) -> None:
         if family is not None and family not in FAMILIES:
             raise ValueError(f"unknown art family {family!r}; families: {', '.join(FAMILIES)}")
@@ -124,6 +125,9 @@ class GameStream:
         self.shake_px = shake_px
         self.flicker = flicker
         self.timing = timing or Timing()
+        self.thinking = dict(thinking or {})
+        """Turn number -> seconds its player takes the hand away after the first tile,
+        to think, before putting down the rest (with hands only)."""
         rng = np.random.default_rng(seed)
         family = family or TRAINING_FAMILIES[int(rng.integers(len(TRAINING_FAMILIES)))]
         self.base = Scene(
@@ -260,6 +264,13 @@ class GameStream:
                         [event] if k == 0 else [],
                     )
                 where = centre
+                if square == placed[0][0] and len(placed) > 1 and self.thinking.get(number):
+                    for k in range(n(timing.leave)):
+                        f = _ease((k + 1) / n(timing.leave))
+                        yield position, stacks, self._hand(edge, _lerp(where, outside, f), 0.09), []
+                    for _ in range(n(self.thinking[number])):
+                        yield position, stacks, None, []
+                    where = outside
             for k in range(n(timing.leave)):
                 f = _ease((k + 1) / n(timing.leave))
                 yield position, stacks, self._hand(edge, _lerp(where, outside, f), 0.09), pending
