@@ -296,3 +296,21 @@ def test_seats_whose_colours_cannot_tell_south_are_said_so(capsys) -> None:
     assert "'blah' is not a colour name setupcam knows" in err and err.count("\n") == 1
     assert board_look(None, Seats.parse("S=red,W=green")) is not None
     assert capsys.readouterr().err == ""
+
+
+def test_too_few_photos_of_the_target_say_which_ones_showed_it(tmp_path: Path, capsys) -> None:
+    from calibration.synthetic import camera_matrix, charuco_view
+
+    rng = np.random.default_rng(3)
+    lens = camera_matrix(800, 600, 700.0)
+    photos = []
+    for i in range(4):
+        photo = tmp_path / f"p{i}.png"
+        table = np.full((600, 800, 3), 90 + i)  # two photos are of the table alone
+        picture = charuco_view(rng, lens, None, (800, 600)) if i < 2 else table
+        cv2.imwrite(str(photo), picture.astype(np.uint8))
+        photos.append(str(photo))
+    assert main(["calibrate", "lens", *photos, "--out", str(tmp_path / "c.json")]) == 2
+    out = capsys.readouterr().out
+    assert f"{photos[0]}: target seen (keep this photo)" in out
+    assert f"{photos[2]}: target not found" in out

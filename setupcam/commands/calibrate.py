@@ -108,7 +108,12 @@ def _lens(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     for path, used, error in zip(args.images, result.used, result.view_errors, strict=True):
-        detail = f"{error:.2f} px" if used and error == error else "target not found"
+        if not used:
+            detail = "target not found"
+        elif error == error:  # not NaN: the photo took part in a fit
+            detail = f"{error:.2f} px"
+        else:
+            detail = "target seen (keep this photo)"
         print(f"  {path}: {detail}")
     if result.camera_matrix is None:
         # Nothing was written: the photos could not make a calibration, which is bad input.
