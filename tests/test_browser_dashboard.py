@@ -142,3 +142,45 @@ def test_camera_line_marks_advice(tmp_path: Path) -> None:
         line = page.wait_for_selector("#camera-status[data-advice=no]")
         assert line.evaluate("e => getComputedStyle(e).backgroundColor") != amber
         assert line.inner_text() == "camera: watching the board"
+
+
+def test_a_play_the_camera_missed_or_misread_is_told_by_hand(tmp_path: Path) -> None:
+    from engine import GameSetup, Seats
+    from setupcam.session import PendingPlay
+
+    session = GameSession(GameStore(tmp_path / "games.sqlite"))
+    session.new_game(GameSetup(Seats.parse("S=red,W=green"), start=pos("b2=5h")))
+    with serving(create_app(session, FakeCamera())) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("#scoreboard tr[data-player=green]")
+
+        # Red's play was never seen: the players type the board after it.
+        page.click("#play-button")
+        assert page.inner_text("#play-player") == "red"
+        assert page.input_value("#play-squares input[name=b2]") == "5♥"  # as the game has it
+        page.fill("#play-squares input[name=c2]", "zz")
+        page.click("#play-submit")
+        error = page.wait_for_selector("#play-error:not([hidden])")
+        assert "zz" in error.inner_text()  # said in the dialog, which stays open
+        assert page.locator("#play-dialog[open]").count() == 1
+        page.fill("#play-squares input[name=c2]", "6h")
+        page.click("#play-submit")
+        page.wait_for_selector("#turn-log li.play")
+        assert scores(page) == {"red": "2", "green": "0"}
+
+        # Green's play, asked about: none of the camera's guesses for b3 is right.
+        seen = pos("b2=5h c2=6h b3=9c")
+        session.propose(
+            PendingPlay(
+                "green", seen, ("not sure of b3",), ("b3",), {"b3": [("9♣", 0.6), ("9♠", 0.3)]}
+            )
+        )
+        page.wait_for_selector("#pending:not([hidden])")
+        page.select_option("#pending-squares select", "other")
+        page.fill("#pending-squares input", "7h")
+        page.click("#pending-confirm")
+        page.wait_for_selector("#pending", state="hidden")
+        assert session.record is not None
+        assert str(session.record.turns[-1].position["b3"]) == "7♥"
+        assert scores(page) == {"red": "2", "green": "3"}  # 5♥ 6♥ 7♥

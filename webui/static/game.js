@@ -130,15 +130,25 @@
       label.textContent = `${square}: `;
       const select = document.createElement("select");
       select.dataset.square = square;
-      for (const option of p.alternatives[square] || []) {
+      const options = p.alternatives[square] || [];
+      for (const option of options) {
         const o = document.createElement("option");
         o.value = option.tile === null ? "" : option.tile;
         o.textContent = `${option.tile === null ? "empty" : option.tile} (${Math.round(option.p * 100)}%)`;
         select.appendChild(o);
       }
+      // The camera's guesses may all be wrong: the players can say what is there.
+      if (!options.some((o) => o.tile === null)) select.appendChild(new Option("empty", ""));
+      select.appendChild(new Option("another tile…", "other"));
+      const other = document.createElement("input");
+      other.size = 4;
+      other.placeholder = "7H";
+      other.dataset.square = square;
+      other.hidden = true;
+      select.addEventListener("change", () => { other.hidden = select.value !== "other"; if (!other.hidden) other.focus(); });
       const current = p.position.squares[square];
       select.value = current === null ? "" : current;
-      label.appendChild(select);
+      label.append(select, other);
       holder.appendChild(label);
     }
     box.hidden = false;
@@ -283,6 +293,43 @@
     }
   });
 
+  // A play the camera missed (a recording that ended mid-turn, two turns run into one):
+  // the players type the board after it, starting from the board as the game has it.
+  $("play-button").addEventListener("click", () => {
+    if (!state || state.status !== "playing") return setupcam.showError("No game is being played: start one with New game.");
+    $("play-player").textContent = state.next_player;
+    const holder = $("play-squares");
+    holder.replaceChildren(...Object.entries(state.layout.squares).map(([square, info]) => {
+      const label = document.createElement("label");
+      // Laid out as on the board, north up, from each square's place in board units.
+      const [x0, y0] = info.rect;
+      label.style.gridColumn = String(1 + Math.max(0, Math.round((x0 - 0.19) / 0.16)));
+      label.style.gridRow = String(1 + Math.max(0, Math.round((y0 - 0.19) / 0.16)));
+      const input = document.createElement("input");
+      input.name = square;
+      input.size = 3;
+      input.value = state.position.squares[square] || "";
+      label.append(`${square} `, input);
+      return label;
+    }));
+    $("play-error").hidden = true;
+    $("play-dialog").showModal();
+  });
+  $("play-form").addEventListener("submit", async (e) => {
+    if (e.submitter && e.submitter.value === "cancel") return;
+    e.preventDefault();  // open until the server takes the play, to fix what it refuses
+    const squares = {};
+    for (const input of $("play-squares").querySelectorAll("input")) squares[input.name] = input.value.trim() || null;
+    try {
+      await setupcam.api("POST", "/api/play", { position: { squares } });
+      $("play-dialog").close();
+    } catch (err) {
+      $("play-error").textContent = err.message;
+      $("play-error").hidden = false;
+      setupcam.hideError();
+    }
+  });
+
   async function swap() { try { await setupcam.api("POST", "/api/swap", {}); } catch (e) { /* banner */ } }
   async function undo() { try { await setupcam.api("POST", "/api/undo", {}); } catch (e) { /* banner */ } }
   $("swap-button").addEventListener("click", swap);
@@ -296,7 +343,8 @@
   $("pending-confirm").addEventListener("click", async () => {
     const position = JSON.parse(JSON.stringify(state.pending.position));
     for (const select of $("pending-squares").querySelectorAll("select")) {
-      position.squares[select.dataset.square] = select.value || null;
+      const typed = select.parentElement.querySelector("input").value.trim();
+      position.squares[select.dataset.square] = select.value === "other" ? typed || null : select.value || null;
     }
     try { await setupcam.api("POST", "/api/pending/confirm", { position }); } catch (e) { /* banner */ }
   });
