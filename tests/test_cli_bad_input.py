@@ -314,3 +314,22 @@ def test_too_few_photos_of_the_target_say_which_ones_showed_it(tmp_path: Path, c
     out = capsys.readouterr().out
     assert f"{photos[0]}: target seen (keep this photo)" in out
     assert f"{photos[2]}: target not found" in out
+
+
+@pytest.mark.parametrize(
+    ("corners", "words"),
+    [
+        ("", "--corners needs four points"),  # not silently found automatically instead
+        ("nan,1 200,1 200,200 1,200", "finite numbers"),
+        ("0,0 1,0 1,1 0,1", "shortest side is 1 px"),
+    ],
+)
+def test_corners_that_are_no_board_are_refused(
+    tmp_path: Path, capsys, corners: str, words: str
+) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), np.full((480, 640, 3), 90, np.uint8))
+    out = tmp_path / "c.json"
+    argv = ["calibrate", "board", str(photo), "--corners", corners, "--out", str(out)]
+    assert words in one_line_error(capsys, argv)
+    assert not out.exists()

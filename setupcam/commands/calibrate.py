@@ -194,7 +194,7 @@ def _board(args: argparse.Namespace) -> int:
             cal = Calibration((width, height))
     else:
         cal = Calibration((width, height))
-    if args.corners:
+    if args.corners is not None:
         location = manual_board(_parse_corners(args.corners))
         how = "from the corners you gave"
     elif args.markers:
