@@ -574,7 +574,9 @@ class LivePipeline:
             return None
         before, played, when = self._last_play
         if context.game != before.game or context.turns != before.turns + 1:
-            return None  # the game moved on otherwise (undone, corrected, resumed)
+            return None  # the game moved on otherwise (undone, resumed)
+        if context.position != played.position:
+            return None  # the play was corrected on the dashboard meanwhile
         if view.time - when > GONE_ON_S:
             return None
         own, next_edge = before.seats.edge_of(before.player), context.seats.edge_of(context.player)
