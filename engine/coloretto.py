@@ -98,6 +98,16 @@ class Table(enum.Enum):
 
     @classmethod
     def parse(cls, text: object) -> Table:
+        """Read ``brown`` or ``purple`` (any case); :class:`ColorettoError` otherwise.
+
+        >>> Table.parse(" Brown ")
+        <Table.BROWN: 'brown'>
+        >>> try:
+        ...     Table.parse("green")
+        ... except ColorettoError as err:
+        ...     print(err)
+        unknown table 'green' (use brown or purple)
+        """
         if isinstance(text, str):
             for table in cls:
                 if text.strip().lower() == table.value:
@@ -249,6 +259,12 @@ class Tableau:
         return self.jokers + self.golden_joker
 
     def count(self, colour: str) -> int:
+        """The player's cards of ``colour``, jokers not included; 0 for a colour not held.
+
+        >>> t = Tableau.of({"red": 2}, jokers=1)
+        >>> t.count("red"), t.count("blue")
+        (2, 0)
+        """
         return dict(self.counts).get(colour, 0)
 
 

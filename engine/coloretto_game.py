@@ -65,6 +65,11 @@ class Row:
 
     @property
     def is_full(self) -> bool:
+        """Whether the row holds its capacity of cards: no more may be placed beside it.
+
+        >>> Row(3, ("red", "joker")).is_full, Row(1, ("red",)).is_full
+        (False, True)
+        """
         return len(self.cards) >= self.capacity
 
     @property
@@ -131,6 +136,7 @@ class GameState:
 
     @property
     def finished(self) -> bool:
+        """Whether the game is over: the last round has ended and nobody is to move."""
         return self.current is None
 
     @property
@@ -139,6 +145,13 @@ class GameState:
         return tuple(row.taken_by for row in self.rows if row.taken_by is not None)
 
     def cards_of(self, player: str) -> tuple[str, ...]:
+        """The cards in front of ``player``: the starting cards, then those taken, in order.
+
+        >>> g = GameState.new(["anna", "ben"], ["blue", "brown", "green", "grey", "red"],
+        ...                   starting={"anna": ["green", "red"], "ben": ["blue", "grey"]})
+        >>> g.draw("anna", "joker", row=0).take_row("ben", 0).cards_of("ben")
+        ('blue', 'grey', 'joker')
+        """
         return self.taken[self._index(player)]
 
     def tableau(self, player: str) -> Tableau:

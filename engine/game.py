@@ -65,10 +65,20 @@ class GameSetup:
 
     @property
     def layout(self) -> Layout:
+        """The board the game is played on: the starting position's layout.
+
+        >>> GameSetup(Seats.parse("S=red,N=green")).layout.name
+        'setup-standard'
+        """
         return self.start.layout
 
     @property
     def finish_line(self) -> int:
+        """The score that ends the game: 31, 27 or 23 for 2, 3 or 4 players; 23 for teams.
+
+        >>> GameSetup(Seats.parse("S=red,N=green")).finish_line
+        31
+        """
         return TEAM_FINISH_LINE if self.teams else FINISH_LINE[len(self.seats.players)]
 
     @property
@@ -164,6 +174,12 @@ class GameState:
 
     @classmethod
     def start(cls, setup: GameSetup) -> GameState:
+        """The state before the first turn: no points yet, the unseen tiles in hands and bag.
+
+        >>> state = GameState.start(GameSetup(Seats.parse("S=red,N=green")))
+        >>> state.scores, state.in_hands, state.in_bag
+        ({'red': 0, 'green': 0}, 12, 38)
+        """
         players = setup.seats.players
         unseen = len(ALL_TILES) - len(setup.start.tiles())
         in_hands = min(HAND_SIZE * (1 + len(players)), unseen)
@@ -181,6 +197,7 @@ class GameState:
 
     @property
     def finished(self) -> bool:
+        """Whether the game has ended (:attr:`ending` says how); it then takes no more turns."""
         return self.ending is not None
 
     @property
@@ -359,9 +376,28 @@ class GameRecord:
     turns: tuple[Turn, ...] = ()
 
     def with_turn(self, turn: Turn) -> GameRecord:
+        """A new record with ``turn`` added at the end; it is checked only on :meth:`replay`.
+
+        >>> record = GameRecord(GameSetup(Seats.parse("S=red,N=green")))
+        >>> record.with_turn(Turn("red", Action.SWAP)).turns
+        (Turn(player='red', action=<Action.SWAP: 'swap'>, position=None),)
+        >>> record.turns
+        ()
+        """
         return replace(self, turns=(*self.turns, turn))
 
     def without_last_turn(self) -> GameRecord:
+        """A new record without its last turn (an undo); :class:`GameError` if it has none.
+
+        >>> record = GameRecord(GameSetup(Seats.parse("S=red,N=green")))
+        >>> record.with_turn(Turn("red", Action.SWAP)).without_last_turn() == record
+        True
+        >>> try:
+        ...     record.without_last_turn()
+        ... except GameError as err:
+        ...     print(err)
+        there is no turn to undo
+        """
         if not self.turns:
             raise GameError("there is no turn to undo")
         return replace(self, turns=self.turns[:-1])
@@ -431,6 +467,16 @@ class GameRecord:
         return cls(setup, turns)
 
     def to_json(self) -> dict[str, Any]:
+        """The contract's GAME.json object (section 5), which :meth:`from_json` reads back.
+
+        >>> setup = GameSetup(Seats.parse("S=red,N=green"))
+        >>> record = GameRecord(setup, (Turn("red", Action.SWAP),))
+        >>> data = record.to_json()
+        >>> data["seats"], data["turns"]
+        ({'S': 'red', 'N': 'green'}, [{'player': 'red', 'action': 'swap'}])
+        >>> GameRecord.from_json(data) == record
+        True
+        """
         setup = self.setup
         return {
             "seats": setup.seats.to_json(),

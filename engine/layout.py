@@ -47,6 +47,11 @@ class Edge(enum.Enum):
         raise LayoutError(f"not a board edge: {text!r} (use S, W, N or E)")
 
     def clockwise_next(self) -> Edge:
+        """The next edge clockwise: S, W, N, E, then round to S again.
+
+        >>> Edge.SOUTH.clockwise_next(), Edge.EAST.clockwise_next()
+        (<Edge.WEST: 'W'>, <Edge.SOUTH: 'S'>)
+        """
         order = list(Edge)
         return order[(order.index(self) + 1) % 4]
 
@@ -67,6 +72,11 @@ class Rect:
 
     @property
     def center(self) -> tuple[float, float]:
+        """The middle of the rectangle, ``(x, y)``.
+
+        >>> Rect(0.25, 0.5, 0.75, 1.0).center
+        (0.5, 0.75)
+        """
         return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
 
     @property
@@ -143,6 +153,20 @@ class Layout:
 
     @classmethod
     def from_dict(cls, data: Any, origin: str = "layout") -> Layout:
+        """Read a layout file's JSON object (the form :meth:`to_dict` writes), checking it.
+
+        A bad file raises :class:`LayoutError`, its message starting with ``origin``.
+
+        >>> squares = {"x": {"rect": [0, 0, 0.5, 1], "owner": "S"},
+        ...            "y": {"rect": [0.5, 0, 1, 1], "owner": None}}
+        >>> Layout.from_dict({"name": "tiny", "squares": squares, "lines": [["x", "y"]]}).squares
+        ('x', 'y')
+        >>> try:
+        ...     Layout.from_dict({"name": "tiny", "squares": {}}, origin="my-board.json")
+        ... except LayoutError as err:
+        ...     print(err)
+        my-board.json: 'squares' must be an object of square name -> details
+        """
         if not isinstance(data, dict):
             raise LayoutError(f"{origin}: a layout must be a JSON object")
         name = data.get("name")
@@ -171,6 +195,12 @@ class Layout:
         object.__setattr__(self, "_joined", joined)
 
     def is_joined(self, a: str, b: str) -> bool:
+        """Whether a line joins squares ``a`` and ``b``; False for a square not on the board.
+
+        >>> layout = Layout.load()
+        >>> layout.is_joined("b1", "c2"), layout.is_joined("b1", "c4"), layout.is_joined("", "b1")
+        (True, False, False)
+        """
         joined = self._joined.get(a)
         return joined is not None and b in joined
 
@@ -187,9 +217,19 @@ class Layout:
         return tuple(s for s in self.squares if s in self._joined[square])
 
     def bonus_squares(self, edge: Edge) -> tuple[str, ...]:
+        """The bonus squares of the player seated at ``edge``, in layout order.
+
+        >>> Layout.load().bonus_squares(Edge.WEST)
+        ('a2', 'a3')
+        """
         return tuple(s for s in self.squares if self.owners[s] is edge)
 
     def is_common(self, square: str) -> bool:
+        """Whether ``square`` belongs to no edge: a common square, open to every player.
+
+        >>> Layout.load().is_common("b2"), Layout.load().is_common("b1")
+        (True, False)
+        """
         return self.owners[square] is None
 
 

@@ -52,6 +52,11 @@ class Position:
 
     @classmethod
     def empty(cls, layout: Layout | None = None) -> Position:
+        """A board with no tiles on it (the shipped layout unless ``layout`` is given).
+
+        >>> str(Position.empty())
+        '(empty)'
+        """
         layout = layout or Layout.load()
         return cls({}, layout)
 
@@ -91,6 +96,17 @@ class Position:
             raise PositionError(f"{origin}: {err}") from None
 
     def to_json(self) -> dict[str, Any]:
+        """The contract's position object, every square named (``None`` when empty).
+
+        :meth:`from_json` reads it back:
+
+        >>> p = Position.from_json({"squares": {"b2": "5h"}})
+        >>> data = p.to_json()
+        >>> data["layout"], data["squares"]["b2"], data["squares"]["c2"]
+        ('setup-standard', '5♥', None)
+        >>> Position.from_json(data) == p
+        True
+        """
         return {
             "layout": self.layout.name,
             "squares": {s: None if t is None else str(t) for s, t in self.squares.items()},

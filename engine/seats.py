@@ -77,6 +77,11 @@ class Seats:
         return cls.parse(",".join(f"{edge}={colour}" for edge, colour in data.items()))
 
     def to_json(self) -> dict[str, str]:
+        """The contract's seats object, edge letter -> colour, clockwise from the south.
+
+        >>> Seats.parse("N=yellow,S=red").to_json()
+        {'S': 'red', 'N': 'yellow'}
+        """
         return {edge.value: colour for edge, colour in self.by_edge.items()}
 
     @property
@@ -85,6 +90,17 @@ class Seats:
         return tuple(self.by_edge.values())
 
     def edge_of(self, player: str) -> Edge:
+        """The edge where ``player`` sits; :class:`SeatsError` if no such player plays.
+
+        >>> seats = Seats.parse("S=red,W=green")
+        >>> seats.edge_of("green")
+        <Edge.WEST: 'W'>
+        >>> try:
+        ...     seats.edge_of("blue")
+        ... except SeatsError as err:
+        ...     print(err)
+        no player 'blue' at the table (players: red, green)
+        """
         for edge, colour in self.by_edge.items():
             if colour == player:
                 return edge
@@ -126,6 +142,12 @@ class Teams:
 
     @classmethod
     def from_pairs(cls, pairs: Any, seats: Seats) -> Teams:
+        """Read the game file's ``teams``: two pairs that use each of the 4 players once.
+
+        >>> seats = Seats.parse("S=red,W=green,N=yellow,E=purple")
+        >>> Teams.from_pairs([["red", "yellow"], ["green", "purple"]], seats).pairs
+        (('red', 'yellow'), ('green', 'purple'))
+        """
         if (
             not isinstance(pairs, list | tuple)
             or len(pairs) != 2
@@ -144,6 +166,12 @@ class Teams:
         return cls(((str(a1), str(a2)), (str(b1), str(b2))))
 
     def to_json(self) -> list[list[str]]:
+        """The game file's ``teams`` list, which :meth:`from_pairs` reads back.
+
+        >>> seats = Seats.parse("S=red,W=green,N=yellow,E=purple")
+        >>> Teams.parse("red+yellow,green+purple", seats).to_json()
+        [['red', 'yellow'], ['green', 'purple']]
+        """
         return [list(pair) for pair in self.pairs]
 
     @property
@@ -153,12 +181,22 @@ class Teams:
         return (a1, b1, a2, b2)
 
     def team_of(self, player: str) -> tuple[str, str]:
+        """The pair ``player`` belongs to; :class:`SeatsError` if in neither.
+
+        >>> Teams((("red", "yellow"), ("green", "purple"))).team_of("purple")
+        ('green', 'purple')
+        """
         for pair in self.pairs:
             if player in pair:
                 return pair
         raise SeatsError(f"{player!r} is in no team")
 
     def partner_of(self, player: str) -> str:
+        """The other player of ``player``'s team.
+
+        >>> Teams((("red", "yellow"), ("green", "purple"))).partner_of("yellow")
+        'red'
+        """
         first, second = self.team_of(player)
         return second if player == first else first
 

@@ -48,6 +48,13 @@ class TileSet:
         return f"{self.kind.value} " + " ".join(str(t) for t in self.tiles)
 
     def to_json(self) -> list[str]:
+        """The set as the contract writes it: its tiles in order, without kind or squares.
+
+        >>> from engine.position import Position
+        >>> p = Position.from_json({"squares": {"b2": "4h", "b3": "5h"}})
+        >>> find_sets(p)[0].to_json()
+        ['4♥', '5♥']
+        """
         return [str(t) for t in self.tiles]
 
 

@@ -37,6 +37,14 @@ class TableTiles:
     buried: list[Tile] = field(default_factory=list)
 
     def take(self, player: str, tiles: list[Tile]) -> None:
+        """Remove ``player``'s placed ``tiles`` from the common hand, or else from their own.
+
+        >>> h4, d4 = Tile.parse("4h"), Tile.parse("4d")
+        >>> table = TableTiles(bag=[], common_hand=[h4], hands={"red": [d4]})
+        >>> table.take("red", [h4, d4])
+        >>> table.common_hand, table.hands
+        ([], {'red': []})
+        """
         for tile in tiles:
             source = self.common_hand if tile in self.common_hand else self.hands[player]
             source.remove(tile)

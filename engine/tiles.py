@@ -34,6 +34,11 @@ class Suit(enum.Enum):
 
     @property
     def symbol(self) -> str:
+        """The suit's symbol, as tiles are written (the ``♥`` of ``7♥``).
+
+        >>> Suit.HEART.symbol, Suit.STAR.symbol
+        ('♥', '★')
+        """
         return self.value
 
     @property
