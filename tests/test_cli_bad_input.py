@@ -333,3 +333,19 @@ def test_corners_that_are_no_board_are_refused(
     argv = ["calibrate", "board", str(photo), "--corners", corners, "--out", str(out)]
     assert words in one_line_error(capsys, argv)
     assert not out.exists()
+
+
+def test_the_lens_target_is_not_taken_for_the_board(tmp_path: Path, capsys) -> None:
+    from calibration.synthetic import camera_matrix, charuco_view
+
+    rng = np.random.default_rng(5)
+    lens = camera_matrix(1280, 720, 900.0)
+    said = []
+    for i in range(3):
+        photo = tmp_path / f"target{i}.png"
+        cv2.imwrite(str(photo), charuco_view(rng, lens, None, (1280, 720)))
+        out = tmp_path / f"c{i}.json"
+        said.append(one_line_error(capsys, ["calibrate", "board", str(photo), "--out", str(out)]))
+        assert not out.exists()
+    # Two of the three had an outline found on the target: it is named for what it is.
+    assert sum("the outline found is the lens's printed target" in s for s in said) == 2

@@ -135,6 +135,23 @@ def _lens(args: argparse.Namespace) -> int:
     return 0  # good, acceptable, or kept as asked
 
 
+def _is_the_lens_target(image: Any, corners: Any) -> bool:
+    """Whether most of the lens target's corners seen in ``image`` lie inside the
+    outline: a printed target is square-ish and gridded, as a board is. A target lying
+    on the table beside the board is outside the board's outline."""
+    import cv2
+    import numpy as np
+
+    from calibration.lens import detect_charuco
+
+    found = detect_charuco(image)
+    if found is None:
+        return False
+    outline = np.asarray(corners, np.float32).reshape(-1, 1, 2)
+    inside = [cv2.pointPolygonTest(outline, (float(x), float(y)), False) >= 0 for x, y in found[1]]
+    return sum(inside) > len(inside) / 2
+
+
 def _parse_corners(text: str) -> list[tuple[float, float]]:
     tokens = text.replace(";", " ").split()
     if len(tokens) != 4:
@@ -208,6 +225,12 @@ def _board(args: argparse.Namespace) -> int:
             location = find_board(image, layout, look=look)
         except BoardNotFound as err:
             raise UsageError(f"board not found: {err.reason}") from None
+        if _is_the_lens_target(image, location.corners):
+            raise UsageError(
+                f"{args.image}: the outline found is the lens's printed target, not the board: "
+                "give photos of the target to `setupcam calibrate lens`, and a photo of the "
+                "board to `calibrate board`"
+            )
         how = {
             "nearest-edge": "automatically; south taken as the edge nearest the bottom of the "
             "image (give --seats to tell it from the bonus frames' colours)",
