@@ -135,6 +135,23 @@ def _lens(args: argparse.Namespace) -> int:
     return 0  # good, acceptable, or kept as asked
 
 
+EDGE_MARGIN = 0.01
+"""A found corner this close to the photo's edge (a share of its width) may be cut off."""
+
+
+def _corner_at_the_edge(corners: Any, width: int, height: int) -> str | None:
+    """The name of a corner at (or past) the photo's edge, or ``None``.
+
+    >>> _corner_at_the_edge([(100, 100), (900, 100), (1275, 600), (100, 600)], 1280, 720)
+    'SE'
+    """
+    margin = EDGE_MARGIN * width
+    for name, (x, y) in zip(("NW", "NE", "SE", "SW"), corners, strict=True):
+        if not (margin <= x <= width - margin and margin <= y <= height - margin):
+            return name
+    return None
+
+
 def _is_the_lens_target(image: Any, corners: Any) -> bool:
     """Whether most of the lens target's corners seen in ``image`` lie inside the
     outline: a printed target is square-ish and gridded, as a board is. A target lying
@@ -258,6 +275,16 @@ def _board(args: argparse.Namespace) -> int:
     advice = small_board_advice(location.corners)
     if advice is not None:  # this is when the camera gets placed: say it now
         print(f"note: {advice}")
+    if args.corners is None:
+        edge = _corner_at_the_edge(location.corners, width, height)
+        if edge is not None:
+            # Found automatically, an outline cut by the picture's edge is often a ring
+            # inside the board, or the board's edge misplaced: the user should look.
+            print(
+                f"note: the board's {edge} corner is at the edge of the photo: the outline "
+                "may be wrong there (check it with --debug); leave a margin round the "
+                "board, or give its corners with --corners"
+            )
     if debug is not None:
         if not cv2.imwrite(str(debug), draw_location(image, location, layout)):
             raise UsageError(f"{args.debug}: cannot write the debug image")
