@@ -555,14 +555,13 @@ class LivePipeline:
     def _whole_turn(
         self, view: StableView, before: GameContext, first: Decision
     ) -> Decision | None:
-        """The view decoded as one legal play from ``before`` that keeps ``first``'s
-        tiles, or ``None``."""
+        """The view decoded as one legal play from ``before``, or ``None``. The first
+        tiles need not have stayed where they were: until the turn is over, its player
+        may move them."""
         placed = set(first.result.placed) if first.result is not None else set()
         untouched = self._untouched() - placed  # the first tiles' squares were touched then
         whole = decode(view.probabilities, replace(before, untouched=frozenset(untouched)))
         if whole.kind != "play" or whole.result is None or not whole.result.legal:
-            return None
-        if not placed <= set(whole.result.placed):
             return None
         return whole
 
