@@ -518,3 +518,19 @@ def test_a_player_who_stops_to_think_between_two_tiles_plays_one_turn(
     seen = [(t.player, t.position) for t in session.record.turns]
     assert seen == [(t.player, t.position) for t in truth]
     assert session.pending is None
+
+
+def test_the_camera_line_names_squares_something_lies_over() -> None:
+    from vision.stability import StableView
+
+    pipeline = LivePipeline(TruthReader(), Layout.load())  # type: ignore[arg-type]
+    readings = {s: np.eye(len(LABELS))[EMPTY] for s in pipeline.layout.squares}
+    readings["b2"] = readings["c2"] = np.eye(len(LABELS))[COVERED]
+    pipeline.stability.current_view = StableView(1.0, readings, 6)
+    advice = pipeline.covered_advice()
+    assert advice is not None and "lies over b2, c2" in advice and "lift it off" in advice
+    for square in pipeline.layout.squares:  # most squares: the corners miss the board
+        readings[square] = np.eye(len(LABELS))[COVERED]
+    assert "the corners miss it" in (pipeline.covered_advice() or "")
+    readings.update({s: np.eye(len(LABELS))[EMPTY] for s in pipeline.layout.squares})
+    assert pipeline.covered_advice() is None

@@ -46,6 +46,10 @@ TAKEN_OFF_PRIOR = 0.05
 """Odds of a tile taken off its square (an illegal play, which the players are then
 asked about), against the readings' word: a square read surely empty where a tile was
 is asked about as emptied, not as a tile nobody put down."""
+HIDDEN = 0.5
+"""A square read "covered" at least this surely, in a steady view, has something lying
+over it that is not a tile (a cup, a card, a phone): it is kept as it was, not read as
+whatever tile the readings give a trace of."""
 _MIN_CANDIDATE = 1e-4  # per-square share below which a reading is not considered
 _MAX_BRANCHING = 7  # squares explored jointly; the rest keep their best reading
 
@@ -133,7 +137,9 @@ def decode(
         - {_TILE_INDEX[t] for t in context.buried}
     )
     candidates = {
-        s: _square_candidates(
+        s: [(_label_of(before[s]), 1.0)]
+        if probabilities[s][COVERED] >= HIDDEN
+        else _square_candidates(
             probabilities[s],
             before[s],
             placeable,

@@ -318,9 +318,14 @@ class LivePipeline:
         view = self.stability.current_view
         if view is None:
             return None
-        covered = sum(int(np.argmax(p)) == COVERED for p in view.probabilities.values())
-        if covered < COVERED_SHARE * len(view.probabilities):
+        covered = [s for s, p in view.probabilities.items() if int(np.argmax(p)) == COVERED]
+        if not covered:
             return None
+        if len(covered) < COVERED_SHARE * len(view.probabilities):
+            return (
+                f"something that is not a tile lies over {', '.join(covered)}: the camera "
+                "cannot read what is under it; lift it off the board"
+            )
         return (
             "most squares look covered though nothing moves over them: if no hand is on "
             "the board, the corners miss it (drag them onto its corners on the Calibrate "
