@@ -68,6 +68,7 @@ class SessionLink:
                 state.setup.options.max_tiles,
                 game=self.session.game_id,
                 turns=len(self.session.record.turns) if self.session.record else 0,
+                foreign=dict(self.session.foreign),
             )
 
     def on_decision(self, decision: Decision) -> None:
@@ -94,6 +95,9 @@ class SessionLink:
                     )
             except SessionError:
                 pass  # the game moved on between the view and the decision
+
+    def forget_foreign(self, square: str) -> None:
+        self.session.forget_foreign(square)
 
     def on_turn_gone_on(self, decision: Decision) -> None:
         session = self.session

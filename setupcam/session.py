@@ -85,6 +85,9 @@ class GameSession:
         self.state: GameState | None = None
         self.pending: PendingPlay | None = None
         self.dismissed: set[Position] = set()
+        self.foreign: dict[str, Tile] = {}
+        """Squares where the players said a tile seen is not a play (a spare tile lying
+        there): the tile seen, which the camera leaves out until it sees otherwise."""
         """Boards the players said were not a play (until the next turn)."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
 
@@ -130,6 +133,8 @@ class GameSession:
     def _set_record(self, game_id: int, record: GameRecord) -> None:
         if record != self.record:
             self.dismissed = set()
+        if game_id != self.game_id:
+            self.foreign = {}
         self.game_id = game_id
         self.record = record
         self.state = record.replay()
@@ -300,15 +305,35 @@ class GameSession:
         with self._lock:
             if self.pending is None:
                 raise SessionError("there is no play waiting for confirmation")
-            return self.play(position or self.pending.position, source="confirmed")
+            seen = self.pending.position
+            outcome = self.play(position or seen, source="confirmed")
+            if position is not None:
+                self._not_what_was_seen(seen, position)
+            return outcome
 
     def dismiss_pending(self) -> None:
         with self._lock:
             if self.pending is None:
                 raise SessionError("there is no play waiting for confirmation")
             self.dismissed.add(self.pending.position)
+            if self.state is not None:
+                self._not_what_was_seen(self.pending.position, self.state.position)
             self.pending = None
             self._notify()
+
+    def _not_what_was_seen(self, seen: Position, truth: Position) -> None:
+        """The players said tiles the camera saw are not there (a spare tile lying on
+        the board, a tile misread): while it reads them so, it keeps the game's."""
+        self.foreign |= {
+            s: tile
+            for s in truth.layout.squares
+            if (tile := seen[s]) is not None and tile != truth[s]
+        }
+
+    def forget_foreign(self, square: str) -> None:
+        """The camera no longer sees on ``square`` the tile said not to be a play."""
+        with self._lock:
+            self.foreign.pop(square, None)
 
     # -- change notification -------------------------------------------------------
 

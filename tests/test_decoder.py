@@ -218,3 +218,18 @@ def test_a_square_with_something_over_it_is_kept_as_it_was() -> None:
     assert decision.position["b2"] == Tile.parse("5h") and decision.position["b3"] == Tile.parse(
         "7h"
     )
+
+
+def test_a_tile_said_not_to_be_a_play_is_left_out_while_it_is_read_there() -> None:
+    from dataclasses import replace
+
+    before = pos("b2=5h c2=6h")
+    spare = {"b1": Tile.parse("7x")}  # a spare 7★ lies on b1: "not a play"
+    probs = probs_for(pos("b2=5h c2=6h b1=7x b3=7h"))  # red plays 7♥ on b3
+    decision = decode(probs, replace(context(before), foreign=spare))
+    assert decision.kind == "play" and decision.position["b1"] is None
+    assert decision.position["b3"] == Tile.parse("7h")
+    # The spare tile gone, a tile played on b1 is read as any other.
+    probs = probs_for(pos("b2=5h c2=6h b1=4h"))
+    decision = decode(probs, replace(context(before), foreign=spare))
+    assert decision.position["b1"] == Tile.parse("4h")

@@ -78,6 +78,10 @@ class GameContext:
     a move in this one."""
     turns: int = 0
     """How many turns the game has recorded: fewer than before is a turn undone."""
+    foreign: Mapping[str, Tile] = field(default_factory=dict)
+    """Squares where the players said a tile seen is not a play (a spare tile lying
+    there), with that tile: while it is what the camera reads there, the square is kept
+    as the game has it."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,12 @@ def _square_candidates(
     ]
 
 
+def _still_foreign(probs: np.ndarray, context: GameContext, square: str) -> bool:
+    """The tile said not to be a play is still the likeliest reading of ``square``."""
+    tile = context.foreign.get(square)
+    return tile is not None and int(np.argmax(probs)) == _TILE_INDEX[tile]
+
+
 def decode(
     probabilities: Mapping[str, np.ndarray],
     context: GameContext,
@@ -138,7 +148,7 @@ def decode(
     )
     candidates = {
         s: [(_label_of(before[s]), 1.0)]
-        if probabilities[s][COVERED] >= HIDDEN
+        if probabilities[s][COVERED] >= HIDDEN or _still_foreign(probabilities[s], context, s)
         else _square_candidates(
             probabilities[s],
             before[s],

@@ -65,6 +65,10 @@ class GameLink(Protocol):
 
     def on_decision(self, decision: Decision) -> None: ...
 
+    def forget_foreign(self, square: str) -> None:
+        """The tile said not to be a play is no longer what the camera reads on
+        ``square`` (taken away, or covered by a tile played)."""
+
     def on_turn_gone_on(self, decision: Decision) -> None:
         """The player of the last play, or of the play the players were asked about,
         went on with that turn: ``decision`` is the whole turn, from the board before
@@ -518,6 +522,9 @@ class LivePipeline:
             # out the one resumed), or still shows the turn undone (the players have yet
             # to lift its tiles): the next steady view is decided.
             return None
+        for square, tile in context.foreign.items():
+            if label_of(int(np.argmax(view.probabilities[square]))) != tile:
+                self.link.forget_foreign(square)
         decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
         if decision.kind == "unchanged":
             return decision
