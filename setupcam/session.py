@@ -87,7 +87,8 @@ class GameSession:
         self.dismissed: set[Position] = set()
         self.foreign: dict[str, Tile] = {}
         """Squares where the players said a tile seen is not a play (a spare tile lying
-        there): the tile seen, which the camera leaves out until it sees otherwise."""
+        there): the tile seen, which the camera leaves out until a hand touches the
+        square or it reads otherwise."""
         """Boards the players said were not a play (until the next turn)."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
 
@@ -305,11 +306,7 @@ class GameSession:
         with self._lock:
             if self.pending is None:
                 raise SessionError("there is no play waiting for confirmation")
-            seen = self.pending.position
-            outcome = self.play(position or seen, source="confirmed")
-            if position is not None:
-                self._not_what_was_seen(seen, position)
-            return outcome
+            return self.play(position or self.pending.position, source="confirmed")
 
     def dismiss_pending(self) -> None:
         with self._lock:
@@ -317,18 +314,17 @@ class GameSession:
                 raise SessionError("there is no play waiting for confirmation")
             self.dismissed.add(self.pending.position)
             if self.state is not None:
-                self._not_what_was_seen(self.pending.position, self.state.position)
+                # Tiles seen that the game has not: the players said they are no play
+                # (a spare tile lying on the board). A correction made when confirming
+                # says less: a tile left out of one play may be the next one's.
+                seen, game = self.pending.position, self.state.position
+                self.foreign |= {
+                    s: tile
+                    for s in game.layout.squares
+                    if (tile := seen[s]) is not None and tile != game[s]
+                }
             self.pending = None
             self._notify()
-
-    def _not_what_was_seen(self, seen: Position, truth: Position) -> None:
-        """The players said tiles the camera saw are not there (a spare tile lying on
-        the board, a tile misread): while it reads them so, it keeps the game's."""
-        self.foreign |= {
-            s: tile
-            for s in truth.layout.squares
-            if (tile := seen[s]) is not None and tile != truth[s]
-        }
 
     def forget_foreign(self, square: str) -> None:
         """The camera no longer sees on ``square`` the tile said not to be a play."""

@@ -70,18 +70,19 @@ def test_a_turn_that_went_on_is_recorded_whole_and_kept_so(tmp_path: Path) -> No
         session.continue_turn(pos("b2=5h c2=6h c3=7h b3=8h"))
 
 
-def test_tiles_the_players_said_were_not_there_are_remembered_until_read_otherwise() -> None:
+def test_tiles_the_players_said_were_no_play_are_remembered_until_read_otherwise() -> None:
     session = new_session()
     # The camera asks about a spare 7★ lying on b1; the players say: not a play.
     session.propose(PendingPlay("red", pos("b2=5h b1=7x"), ("7★ on b1 is in no set",)))
     session.dismiss_pending()
     assert session.foreign == {"b1": Tile.parse("7x")}
-    # It asks about red's play with c2 misread as 9♣; the players say it is 6♥.
-    session.propose(PendingPlay("red", pos("b2=5h b1=7x c2=9c"), ("not sure of c2",)))
+    # A correction when confirming says less: the tile left out of red's play may be
+    # green's, already put down (the simulated gate had such a turn, scored wrong).
+    session.propose(PendingPlay("red", pos("b2=5h b1=7x c2=6h a2=9c"), ("a2 is green's",)))
     session.confirm_pending(pos("b2=5h c2=6h"))
-    assert session.foreign == {"b1": Tile.parse("7x"), "c2": Tile.parse("9c")}
+    assert session.foreign == {"b1": Tile.parse("7x")}
     session.forget_foreign("b1")  # the camera reads b1 otherwise now
-    assert session.foreign == {"c2": Tile.parse("9c")}
+    assert session.foreign == {}
     session.new_game(GameSetup(Seats.parse("S=red,W=green"), start=pos("b2=5h")))
     assert session.foreign == {}
 

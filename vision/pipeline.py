@@ -522,10 +522,17 @@ class LivePipeline:
             # out the one resumed), or still shows the turn undone (the players have yet
             # to lift its tiles): the next steady view is decided.
             return None
+        untouched = self._untouched()
         for square, tile in context.foreign.items():
-            if label_of(int(np.argmax(view.probabilities[square]))) != tile:
+            # Touched by a hand, the square may hold a tile played: read it again.
+            if (
+                square not in untouched
+                or label_of(int(np.argmax(view.probabilities[square]))) != tile
+            ):
                 self.link.forget_foreign(square)
-        decision = decode(view.probabilities, replace(context, untouched=self._untouched()))
+        foreign = {s: t for s, t in context.foreign.items() if s in untouched}
+        context = replace(context, untouched=untouched, foreign=foreign)
+        decision = decode(view.probabilities, context)
         if decision.kind == "unchanged":
             return decision
         gone_on = self._turn_gone_on(view, context)
