@@ -212,13 +212,16 @@ def test_a_tile_taken_off_is_asked_about_as_emptied_not_read_as_a_tile_nobody_pu
     assert still.kind == "unchanged"
 
 
-def test_a_square_with_something_over_it_is_kept_as_it_was() -> None:
+def test_a_square_with_something_over_it_is_kept_as_it_was_and_its_play_asked() -> None:
     # A cup on b2 in a steady view: not read as whatever tile the readings trace.
     before = pos("b2=5h c2=6h")
-    probs = probs_for(pos("b2=5h c2=6h b3=7h"))  # red puts 7♥ on b3...
-    probs["b2"] = mix(covered=0.9, **{"9♣": 0.06, "5♥": 0.04})  # ...and a cup lies on b2
+    probs = probs_for(before)
+    probs["b2"] = mix(covered=0.9, **{"9♣": 0.06, "5♥": 0.04})
+    assert decode(probs, context(before)).kind == "unchanged"  # nothing to ask about
+    # Red puts 7♥ on b3 meanwhile: asked, since something (a still hand?) hides b2.
+    probs["b3"] = one_hot("7♥", 0.999)
     decision = decode(probs, context(before))
-    assert decision.kind == "play"
+    assert decision.kind == "ask" and "something lies over b2" in decision.reasons[-1]
     assert decision.position["b2"] == Tile.parse("5h") and decision.position["b3"] == Tile.parse(
         "7h"
     )

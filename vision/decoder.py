@@ -47,9 +47,10 @@ TAKEN_OFF_PRIOR = 0.05
 asked about), against the readings' word: a square read surely empty where a tile was
 is asked about as emptied, not as a tile nobody put down."""
 HIDDEN = 0.5
-"""A square read "covered" at least this surely, in a steady view, has something lying
-over it that is not a tile (a cup, a card, a phone): it is kept as it was, not read as
-whatever tile the readings give a trace of."""
+"""A square read "covered" at least this surely, in a steady view, has something over
+it that is not a tile (a cup, a phone, or a hand held still): it is kept as it was, not
+read as whatever tile the readings give a trace of, and a play seen meanwhile is asked
+about (under a still hand, a tile may be going down)."""
 _MIN_CANDIDATE = 1e-4  # per-square share below which a reading is not considered
 _MAX_BRANCHING = 7  # squares explored jointly; the rest keep their best reading
 
@@ -146,9 +147,10 @@ def decode(
         - visible
         - {_TILE_INDEX[t] for t in context.buried}
     )
+    hidden = [s for s in layout.squares if probabilities[s][COVERED] >= HIDDEN]
     candidates = {
         s: [(_label_of(before[s]), 1.0)]
-        if probabilities[s][COVERED] >= HIDDEN or _still_foreign(probabilities[s], context, s)
+        if s in hidden or _still_foreign(probabilities[s], context, s)
         else _square_candidates(
             probabilities[s],
             before[s],
@@ -215,6 +217,8 @@ def decode(
     for s in uncertain:
         shown = ", ".join(f"{t or 'empty'} {p:.0%}" for t, p in alternatives[s][:3])
         reasons.append(f"not sure of {s} ({shown})")
+    if hidden:
+        reasons.append(f"something lies over {', '.join(hidden)}: the camera cannot see under it")
     if probability < commit_probability and not reasons:
         reasons.append(f"the position is only {probability:.0%} certain")
     kind: Literal["play", "ask"] = "play" if not reasons else "ask"
