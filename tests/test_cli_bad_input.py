@@ -298,17 +298,27 @@ def test_seats_whose_colours_cannot_tell_south_are_said_so(capsys) -> None:
     assert capsys.readouterr().err == ""
 
 
-def test_too_few_photos_of_the_target_say_which_ones_showed_it(tmp_path: Path, capsys) -> None:
+def target_photos(
+    tmp_path: Path, seed: int, size: tuple[int, int], focal: float, count: int
+) -> list[str]:
+    """Simulated photos of the printed lens target, written as PNG files."""
     from calibration.synthetic import camera_matrix, charuco_view
 
-    rng = np.random.default_rng(3)
-    lens = camera_matrix(800, 600, 700.0)
+    rng = np.random.default_rng(seed)
+    lens = camera_matrix(*size, focal)
     photos = []
-    for i in range(4):
-        photo = tmp_path / f"p{i}.png"
-        table = np.full((600, 800, 3), 90 + i)  # two photos are of the table alone
-        picture = charuco_view(rng, lens, None, (800, 600)) if i < 2 else table
-        cv2.imwrite(str(photo), picture.astype(np.uint8))
+    for i in range(count):
+        photo = tmp_path / f"target{i}.png"
+        cv2.imwrite(str(photo), charuco_view(rng, lens, None, size))
+        photos.append(str(photo))
+    return photos
+
+
+def test_too_few_photos_of_the_target_say_which_ones_showed_it(tmp_path: Path, capsys) -> None:
+    photos = target_photos(tmp_path, 3, (800, 600), 700.0, count=2)
+    for i in (2, 3):  # two photos are of the table alone
+        photo = tmp_path / f"table{i}.png"
+        cv2.imwrite(str(photo), np.full((600, 800, 3), 90 + i, np.uint8))
         photos.append(str(photo))
     assert main(["calibrate", "lens", *photos, "--out", str(tmp_path / "c.json")]) == 2
     out = capsys.readouterr().out
@@ -336,16 +346,10 @@ def test_corners_that_are_no_board_are_refused(
 
 
 def test_the_lens_target_is_not_taken_for_the_board(tmp_path: Path, capsys) -> None:
-    from calibration.synthetic import camera_matrix, charuco_view
-
-    rng = np.random.default_rng(5)
-    lens = camera_matrix(1280, 720, 900.0)
     said = []
-    for i in range(3):
-        photo = tmp_path / f"target{i}.png"
-        cv2.imwrite(str(photo), charuco_view(rng, lens, None, (1280, 720)))
+    for i, photo in enumerate(target_photos(tmp_path, 5, (1280, 720), 900.0, count=3)):
         out = tmp_path / f"c{i}.json"
-        said.append(one_line_error(capsys, ["calibrate", "board", str(photo), "--out", str(out)]))
+        said.append(one_line_error(capsys, ["calibrate", "board", photo, "--out", str(out)]))
         assert not out.exists()
     # Two of the three had an outline found on the target: it is named for what it is.
     assert sum("the outline found is the lens's printed target" in s for s in said) == 2

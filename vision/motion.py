@@ -278,6 +278,24 @@ ACROSS_EDGE = (0.2, 0.8)
 the corners, where two sides' bands meet, belong to neither."""
 
 
+def _edge_strips() -> dict[Edge, tuple[np.ndarray, np.ndarray]]:
+    """Per edge, the thumbnail rows and columns of the middle of its side of the band."""
+    lo, hi = WATCHED
+    centres = lo + (np.arange(THUMB_PX) + 0.5) * (hi - lo) / THUMB_PX
+    middle = (centres > ACROSS_EDGE[0]) & (centres < ACROSS_EDGE[1])
+    near, far = centres < BORDER, centres > 1 - BORDER
+    # The thumbnail is the board warped north up: rows run north to south.
+    return {
+        Edge.SOUTH: (far, middle),
+        Edge.WEST: (middle, near),
+        Edge.NORTH: (near, middle),
+        Edge.EAST: (middle, far),
+    }
+
+
+_EDGE_STRIPS = _edge_strips()
+
+
 def edge_levels(change: np.ndarray) -> dict[Edge, float]:
     """The largest block change along the middle of each side of the border band.
 
@@ -286,19 +304,8 @@ def edge_levels(change: np.ndarray) -> dict[Edge, float]:
     >>> {edge.value: round(level) for edge, level in edge_levels(change).items()}
     {'S': 27, 'W': 0, 'N': 0, 'E': 0}
     """
-    lo, hi = WATCHED
-    centres = lo + (np.arange(THUMB_PX) + 0.5) * (hi - lo) / THUMB_PX
-    middle = (centres > ACROSS_EDGE[0]) & (centres < ACROSS_EDGE[1])
-    near, far = centres < BORDER, centres > 1 - BORDER
-    # The thumbnail is the board warped north up: rows run north to south.
-    strips = {
-        Edge.SOUTH: (far, middle),
-        Edge.WEST: (middle, near),
-        Edge.NORTH: (near, middle),
-        Edge.EAST: (middle, far),
-    }
     levels = {}
-    for edge, (rows, cols) in strips.items():
+    for edge, (rows, cols) in _EDGE_STRIPS.items():
         strip = change[np.ix_(rows, cols)]
         # Across the band's depth, then along the side over a block's width: an arm
         # is a block wide or more, a speck of noise is not.

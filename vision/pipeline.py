@@ -537,8 +537,10 @@ class LivePipeline:
             return decision
         gone_on = self._turn_gone_on(view, context)
         if gone_on is not None:
+            assert self._last_play is not None  # the turn that went on
+            self._last_play = (self._last_play[0], gone_on, view.time)
+            self._last_asked = None
             self.link.on_turn_gone_on(gone_on)
-            self._last_play = (self._last_play[0], gone_on, view.time) if self._last_play else None
             return gone_on
         self._last_play = (context, decision, view.time) if decision.kind == "play" else None
         self._last_asked = (context, decision, view.time) if decision.kind == "ask" else None

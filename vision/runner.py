@@ -293,7 +293,7 @@ class PipelineRunner:
         if location is None:
             raise ValueError("the board is not located: set its corners first")
         with self._lock:
-            image = self._image
+            image, report = self._image, self._report
         if image is None:
             raise ValueError("no camera image yet")
         base = self.pipeline.calibration or Calibration((int(image.shape[1]), int(image.shape[0])))
@@ -306,7 +306,9 @@ class PipelineRunner:
         self.pipeline.calibration = calibration
         # Remember the board's look too: it tells south from the board itself when the
         # board has to be found again (a bumped table, a moved camera).
-        look = BoardLook.capture(self.pipeline.undistorted(image), location, self.pipeline.layout)
+        # In the picture the corners are in: the frame as read, the lens taken out.
+        picture = report.picture if report is not None and report.picture is not None else image
+        look = BoardLook.capture(picture, location, self.pipeline.layout)
         save_board_look(look, self.calibration_path)
         self.pipeline.board.look = look
         return self.calibration_path

@@ -92,7 +92,6 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _lens(args: argparse.Namespace) -> int:
-    from calibration.camera_file import save_calibration
     from calibration.lens import MIN_VIEWS, calibrate_lens
 
     out = check_out(args.out, (".json",))
@@ -128,11 +127,18 @@ def _lens(args: argparse.Namespace) -> int:
             f"{fitted}; nothing written to {out} (a file there is as it was): retake the "
             "photos, or add --keep-anyway to write this calibration"
         )
-    kept = save_calibration(result.to_calibration(), out)
-    if kept is not None:
-        print(f"the calibration that was at {out} is kept as {kept}")
+    _save(result.to_calibration(), out)
     print(f"{fitted}; wrote {out}")
     return 0  # good, acceptable, or kept as asked
+
+
+def _save(cal: Any, out: Any) -> None:
+    """Write the calibration, saying where the one it replaced is kept."""
+    from calibration.camera_file import save_calibration
+
+    kept = save_calibration(cal, out)
+    if kept is not None:
+        print(f"the calibration that was at {out} is kept as {kept}")
 
 
 EDGE_MARGIN = 0.01
@@ -196,7 +202,6 @@ def _board(args: argparse.Namespace) -> int:
         Calibration,
         load_calibration,
         save_board_look,
-        save_calibration,
         undistort,
     )
     from calibration.markers import find_board_by_markers, missing_markers
@@ -258,9 +263,7 @@ def _board(args: argparse.Namespace) -> int:
     if args.turn:
         location = location.rotated(args.turn, "manual")
         how += f", turned {args.turn} quarter turn(s) clockwise"
-    kept = save_calibration(cal.with_board(location.corners), out)
-    if kept is not None:
-        print(f"the calibration that was at {out} is kept as {kept}")
+    _save(cal.with_board(location.corners), out)
     # Remember the board's look (its edges' colours) so later frames, from any camera
     # position, know which edge is south without asking again.
     board_look = BoardLook.capture(image, location, layout)
