@@ -143,7 +143,6 @@
       const other = document.createElement("input");
       other.size = 4;
       other.placeholder = "7H";
-      other.dataset.square = square;
       other.hidden = true;
       select.addEventListener("change", () => { other.hidden = select.value !== "other"; if (!other.hidden) other.focus(); });
       const current = p.position.squares[square];
