@@ -305,6 +305,34 @@ def still_table_statuses(  # type: ignore[no-untyped-def]
     return statuses, pipeline
 
 
+def test_the_camera_line_does_not_flicker_between_reasons_the_board_is_lost() -> None:
+    # With the camera turned away, the board finder gives a different reason from one
+    # frame to the next; the camera line flickered between them, too fast to read.
+    from types import SimpleNamespace
+
+    from vision.pipeline import FrameReport
+
+    reasons = ["lost: no board in view", "lost: could not re-register", "lost: not square"]
+    flickering = [reasons[i % 2] for i in range(20)] + [reasons[2]] * 4
+
+    class LostPipeline(SimpleNamespace):
+        def process(self, image, time):  # type: ignore[no-untyped-def]
+            return FrameReport(time, None, None, False, 0.0, board_state=flickering[round(time)])
+
+    source = SimulatedTableSource(3, realtime=False, games=1, max_turns=1, hands=False)
+    statuses: list[dict] = []
+    runner = PipelineRunner(source, LostPipeline(deciding=True), on_status=statuses.append)  # type: ignore[arg-type]
+    frame = next(iter(source))
+    for second in range(len(flickering)):
+        runner.step(type(frame)(frame.image, float(second), frame.truth))
+    said = [status["message"] for status in statuses]
+    assert all(status["state"] == "lost" for status in statuses)
+    changes = [now for before, now in itertools.pairwise(said) if now != before]
+    # Steady through the flicker; a new reason given frame after frame is said.
+    assert said[0] == "board not found: no board in view"
+    assert changes == ["board not found: not square"]
+
+
 @pytest.mark.parametrize(("resolution", "advised"), [((1920, 1080), False), ((480, 270), True)])
 def test_status_says_when_the_board_is_too_small(resolution, advised) -> None:  # type: ignore[no-untyped-def]
     statuses, _ = still_table_statuses(TruthReader(3), 6, resolution)

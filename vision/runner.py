@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,47 @@ from vision.pipeline import (
 )
 from vision.recognizer import small_board_advice
 from vision.sources import FrameSource, SourceFrame
+
+
+class LostReason:
+    """Why the board is not found, as the camera line says it.
+
+    Frame by frame the board finder can give a different reason for the same scene (a
+    board out of the picture is "no board-sized quadrilateral" in one frame, "could not
+    be re-registered" in the next). The line says the reason given most often over the
+    last ``window`` frames, and keeps the one it says until another is given more
+    often, so it is steady enough to read; a reason given ``run`` frames in a row is
+    said at once, as the scene has changed (the board was first hidden, now gone).
+
+    >>> reasons = LostReason(window=4)
+    >>> [reasons.update(r) for r in ["a", "b", "a", "b", "b"]]
+    ['a', 'a', 'a', 'a', 'b']
+    >>> reasons.clear()
+    >>> [reasons.update(r) for r in ["c", "c", "c", "d", "d", "d"]]
+    ['c', 'c', 'c', 'c', 'c', 'd']
+    """
+
+    def __init__(self, window: int = 30, run: int = 3) -> None:
+        self._recent: deque[str] = deque(maxlen=window)
+        self._run = run
+        self._said: str | None = None
+
+    def update(self, reason: str) -> str:
+        """The reason to say, given this frame's ``reason``."""
+        self._recent.append(reason)
+        counts = Counter(self._recent)
+        best, best_count = counts.most_common(1)[0]
+        latest = list(self._recent)[-self._run :]
+        if len(latest) == self._run and len(set(latest)) == 1:
+            self._said = reason
+        elif self._said is None or counts[self._said] < best_count:
+            self._said = best
+        return self._said
+
+    def clear(self) -> None:
+        """The board is found again: the next loss starts afresh."""
+        self._recent.clear()
+        self._said = None
 
 
 class PipelineRunner:
@@ -74,6 +116,9 @@ class PipelineRunner:
         """Why a recording's last moments may be missing from the game: it ended with a
         hand over the board (tiles then being put down are not scored)."""
         self.frame_ms: list[float] = []
+        self.lost_reason = LostReason()
+        self._lost_said: str | None = None
+        """The camera line's reason the board is not found (None while it is)."""
 
     # -- the thread ----------------------------------------------------------------
 
@@ -150,8 +195,14 @@ class PipelineRunner:
         self.frame_ms.append((time.perf_counter() - started) * 1000)
         if len(self.frame_ms) > 2000:
             del self.frame_ms[:1000]
+        if report.location is None:
+            said = self.lost_reason.update(report.board_state.removeprefix("lost: "))
+        else:
+            said = None
+            self.lost_reason.clear()
         with self._lock:
             self._image, self._report = frame.image, report
+            self._lost_said = said
             self._frame_no += 1
         self.clock = frame.time
         if self.on_frame is not None:
@@ -169,10 +220,7 @@ class PipelineRunner:
             if status.get("state") == "ended" and self.ended_mid_turn:
                 status["message"] = f"{status.get('message')}; {self.ended_mid_turn}"
         elif report.location is None:
-            status = {
-                "state": "lost",
-                "message": f"board not found: {report.board_state.removeprefix('lost: ')}",
-            }
+            status = {"state": "lost", "message": f"board not found: {self._lost_said}"}
         elif report.obstructed:
             status = {"state": "tracking", "message": "hands over the board: waiting"}
         elif report.location.orientation_source == "nearest-edge":
@@ -212,6 +260,7 @@ class PipelineRunner:
     def latest_jpeg(self, annotated: bool = True) -> bytes | None:
         with self._lock:
             image, report, number = self._image, self._report, self._frame_no
+            lost_said = self._lost_said
             cached = self._jpeg_cache.get(annotated)
         if image is None or report is None:
             return None
@@ -222,7 +271,7 @@ class PipelineRunner:
             # in the pixels of the picture with the lens's distortion taken out.
             image = report.picture
         if annotated:
-            image = self._draw(image, report)
+            image = self._draw(image, report, lost_said)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if not ok:
             return None
@@ -231,7 +280,7 @@ class PipelineRunner:
             self._jpeg_cache[annotated] = (number, jpeg)
         return jpeg
 
-    def _draw(self, image: np.ndarray, report: FrameReport) -> np.ndarray:
+    def _draw(self, image: np.ndarray, report: FrameReport, lost_said: str | None) -> np.ndarray:
         layout = self.pipeline.layout
         quads = report.location.square_quads(layout) if report.location else None
         texts = None
@@ -247,7 +296,7 @@ class PipelineRunner:
                 )
                 texts[square] = (reading_text(reading.label), kind)
         if report.location is None:
-            status = f"board not found: {report.board_state}"
+            status = f"board not found: {lost_said or report.board_state}"
         elif report.obstructed:
             status = "hands over the board"
         else:
