@@ -353,3 +353,24 @@ def test_the_lens_target_is_not_taken_for_the_board(tmp_path: Path, capsys) -> N
         assert not out.exists()
     # Two of the three had an outline found on the target: it is named for what it is.
     assert sum("the outline found is the lens's printed target" in s for s in said) == 2
+
+
+def test_a_folder_given_as_calibration_or_model_is_said_to_be_a_folder(
+    tmp_path: Path, capsys
+) -> None:
+    # "no such calibration file" for a folder that is there sends the user looking
+    # for a missing file; say what it is instead.
+    folder = tmp_path / "calib.json"
+    folder.mkdir()
+    image = tmp_path / "photo.png"
+    cv2.imwrite(str(image), np.full((200, 200, 3), 128, np.uint8))
+    err = one_line_error(capsys, ["recognize", str(image), "--calibration", str(folder)])
+    assert "is a folder" in err
+    err = one_line_error(capsys, ["recognize", str(image), "--model", str(folder)])
+    assert "is a folder" in err
+    position = write_json(tmp_path / "p.json", {"squares": {}})
+    pair, out = f"{image}={position}", str(tmp_path / "e.json")
+    err = one_line_error(capsys, ["enroll", "--calibration", str(folder), pair, "--out", out])
+    assert "is a folder" in err
+    err = one_line_error(capsys, ["enroll", pair, "--model", str(folder), "--out", out])
+    assert "is a folder" in err

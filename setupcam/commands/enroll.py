@@ -138,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
     if args.calibration is not None:
         from calibration.camera_file import load_calibration
 
+        if args.calibration.is_dir():
+            raise UsageError(f"{args.calibration}: is a folder, not a calibration file")
         if not args.calibration.is_file():
             raise UsageError(f"{args.calibration}: no such calibration file")
         cal = load_calibration(args.calibration)
@@ -151,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         [image for image, _ in pairs],
         "pair each photo with its own position file, once (IMAGE=POSITION.json)",
     )
+    if args.model is not None and args.model.is_dir():
+        raise UsageError(f"{args.model}: is a folder, not a model file")
     if args.model is not None and not args.model.is_file():
         raise UsageError(f"{args.model}: no such model file")
     model = TileRecognizer.load(args.model)

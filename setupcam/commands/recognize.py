@@ -88,6 +88,8 @@ def load_recognizer(model: Path | None, enrollment: Path | None):
         raise UsageError(f"{enrollment}: no such enrolment file")
     if enrollment is None and default_enrollment_path().is_file():
         enrollment = default_enrollment_path()
+    if model is not None and model.is_dir():
+        raise UsageError(f"{model}: is a folder, not a model file")
     if model is not None and not model.is_file():
         raise UsageError(f"{model}: no such model file")
     return TileRecognizer.load(model, enrollment, notice=print_notice)
@@ -307,6 +309,8 @@ def run(args: argparse.Namespace) -> int:
     from setupcam.inputs import IMAGE_SUFFIXES, check_out, print_json, read_image, read_layout
 
     layout = read_layout(args.layout)
+    if args.calibration is not None and args.calibration.is_dir():
+        raise UsageError(f"{args.calibration}: is a folder, not a calibration file")
     if args.calibration is not None and not args.calibration.is_file():
         raise UsageError(f"{args.calibration}: no such calibration file")
     seats = parse_seats(args.seats)
