@@ -214,6 +214,8 @@ def load_calibration(path: str | Path) -> Calibration:
         text = path.read_text(encoding="utf-8-sig")  # -sig: a Notepad file's byte-order mark
     except FileNotFoundError:
         raise CalibrationError(f"{path}: calibration file not found") from None
+    except IsADirectoryError:
+        raise CalibrationError(f"{path}: is a folder, not a calibration file") from None
     except (OSError, UnicodeDecodeError) as err:
         raise CalibrationError(f"{path}: cannot read calibration file ({err})") from None
     try:

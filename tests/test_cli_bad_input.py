@@ -374,3 +374,10 @@ def test_a_folder_given_as_calibration_or_model_is_said_to_be_a_folder(
     assert "is a folder" in err
     err = one_line_error(capsys, ["enroll", pair, "--model", str(folder), "--out", out])
     assert "is a folder" in err
+    seats = ["--seats", "S=red,N=green", "--active", "red"]
+    err = one_line_error(
+        capsys, ["score", position, position, *seats, "--calibration", str(folder)]
+    )
+    assert "is a folder, not a calibration file" in err
+    err = one_line_error(capsys, ["serve", "--folder", position])
+    assert "is a file, not a folder of images" in err

@@ -155,6 +155,10 @@ class ImageFolderSource(FrameSource):
         self.folder = Path(folder)
         self.fps = fps
         self.repeats = 1 if each is None else max(1, round(each * fps))
+        if self.folder.is_file():
+            raise FileNotFoundError(
+                f"{folder}: is a file, not a folder of images (a video is --video)"
+            )
         if not self.folder.is_dir():
             raise FileNotFoundError(f"{folder}: no such folder")
         self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
