@@ -268,6 +268,7 @@ def test_recognize_cli_without_a_board(tmp_path: Path, capsys) -> None:
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["board"]["found"] is False and out["board"]["reason"]
+    assert out["board"]["corners"] is None
     assert set(out["squares"].values()) == {"?"}
     assert len(captured.err.strip().splitlines()) == 1
 

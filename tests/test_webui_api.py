@@ -78,6 +78,10 @@ def test_state_contract_fields(client: FlaskClient) -> None:
     assert state["position"]["squares"]["c2"] == "6♥"
     assert state["status"] == "playing"
     assert state["next_player"] == "green"
+    # A turn's keys come in the order of `setupcam score`'s object, not sorted by name.
+    turn = json.loads(client.get("/api/state").get_data(as_text=True))["turns"][0]
+    contract = ["legal", "errors", "placed", "points", "scoring_tiles", "sets", "bonus"]
+    assert [key for key in turn if key in contract] == contract
 
 
 def test_new_game_reads_the_start_from_the_camera(session: GameSession) -> None:

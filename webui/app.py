@@ -46,10 +46,11 @@ def create_app(
     app.config.update(
         TESTING=testing,
         SECRET_KEY=secrets.token_hex(16),
-        JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=256 * 1024,
     )
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    # A turn's keys in the order of `setupcam score`'s object, as the contract shows it.
+    app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["setupcam.session"] = session
     app.extensions["setupcam.camera"] = camera
     app.extensions["setupcam.token"] = token

@@ -13,11 +13,11 @@ used, unless the board's remembered look shows it is no longer there (the camera
 or the board moved: a one-line warning, then the board is found again); the board
 finder also runs when the file has no corners, and without a calibration. A board
 that cannot be found is not an error of the input: the JSON says ``"found": false``
-with the reason, every square is ``"?"``, a one-line message goes to stderr and the
-exit code is 0. A board found but small in the picture gets a one-line hint on
-stderr (move the camera closer). The user's enrolled tile set (``setupcam enroll``)
-is used when present. Each square is read at all four quarter turns (one photo can afford the
-fourfold work; it reads better).
+and ``"corners": null`` with the reason, every square is ``"?"``, a one-line message
+goes to stderr and the exit code is 0. A board found but small in the picture gets a
+one-line hint on stderr (move the camera closer). The user's enrolled tile set
+(``setupcam enroll``) is used when present. Each square is read at all four quarter
+turns (one photo can afford the fourfold work; it reads better).
 
 Which edge is south: the calibration file's remembered board look if it has one,
 else with ``--seats`` the edge whose bonus frames have the south player's colour,
@@ -210,7 +210,8 @@ def recognize_image(
         corners, reason = None, f"the board's corners from {calibration} lie outside this picture"
     if corners is None:
         out = {
-            "board": {"found": False, "reason": reason},
+            # "corners" is there, null, so a script reading it gets None, not a KeyError.
+            "board": {"found": False, "corners": None, "reason": reason},
             "squares": {s: "?" for s in layout.squares},
             "confidence": {s: 0.0 for s in layout.squares},
         }
