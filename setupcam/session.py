@@ -95,9 +95,13 @@ class GameSession:
     # -- loading -------------------------------------------------------------------
 
     def resume_latest(self) -> bool:
-        """Reopen the newest game in the store; True if there was one."""
+        """Reopen the game in play (the newest if several), else the newest game in
+        the store; True if there was one. A newer game set aside (``abandoned``) when
+        the players went back to this one is not what they were playing."""
         with self._lock:
-            game_id = self.store.latest_game()
+            game_id = self.store.latest_game("playing")
+            if game_id is None:
+                game_id = self.store.latest_game()
             if game_id is None:
                 return False
             self._set_record(game_id, self.store.load_record(game_id))
