@@ -171,6 +171,23 @@ class GameSession:
                 self.dismissed.add(position)
             return outcome
 
+    def play_by_hand(self, position: Position) -> TurnOutcome:
+        """Record a play typed on the dashboard. The board as the game has it, or as
+        the last turn recorded it, places nothing: that is the same play sent twice
+        (a double click), not the next player's turn, and is refused."""
+        with self._lock:
+            _, record, state = self._require_game()
+            last = next(
+                (t.position for t in reversed(record.turns) if t.position is not None),
+                record.setup.start,
+            )
+            if position == state.position or position == last:
+                raise SessionError(
+                    "nothing was placed: this is the board as the game already has it "
+                    "(the play was recorded already?); for a turn without a play, press Swap"
+                )
+            return self.play(position, source="manual")
+
     def continue_turn(self, position: Position, *, source: str = "camera") -> TurnOutcome:
         """The player of the last play went on with that turn (a pause between two of
         its tiles): the turn is recorded again, with ``position`` the board after all

@@ -27,3 +27,28 @@ def test_a_restart_reopens_the_game_being_played_not_a_newer_one_set_aside(
     assert again.resume_latest()
     assert again.game_id == first
     assert len(again.record.turns) == 1  # type: ignore[union-attr]
+
+
+def test_a_play_recorded_by_hand_twice_is_refused_not_recorded_as_the_next_players() -> None:
+    # "Record" double-clicked in the Record a play dialog sends the same board twice:
+    # the second must not become green's illegal "nothing was placed" turn.
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, None, testing=False).test_client()
+    assert client.post("/api/games", json=TWO).status_code == 201
+    board = {"position": {"squares": {"b2": "5h", "c2": "6h"}}}
+    assert client.post("/api/play", json=board).status_code == 200
+    again = client.post("/api/play", json=board)
+    assert again.status_code == 409
+    assert "nothing was placed" in again.json["error"]
+    state = client.get("/api/state").json
+    assert len(state["turns"]) == 1 and state["next_player"] == "green"
+
+
+def test_an_illegal_play_recorded_by_hand_twice_is_recorded_once() -> None:
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, None, testing=False).test_client()
+    assert client.post("/api/games", json=TWO).status_code == 201
+    board = {"position": {"squares": {"b2": "5h", "d3": "9c"}}}  # in no set: illegal
+    assert client.post("/api/play", json=board).status_code == 200
+    assert client.post("/api/play", json=board).status_code == 409
+    assert len(client.get("/api/state").json["turns"]) == 1

@@ -144,7 +144,7 @@ def play() -> Any:
     body = _body()
     if "position" not in body:
         raise BadRequest("give the board after the play as 'position'")
-    outcome = _session().play(_position(body["position"], "position"), source="manual")
+    outcome = _session().play_by_hand(_position(body["position"], "position"))
     return jsonify(turn=outcome.to_json(), state=_session().state_json())
 
 
