@@ -52,3 +52,28 @@ def test_an_illegal_play_recorded_by_hand_twice_is_recorded_once() -> None:
     assert client.post("/api/play", json=board).status_code == 200
     assert client.post("/api/play", json=board).status_code == 409
     assert len(client.get("/api/state").json["turns"]) == 1
+
+
+def test_holding_a_shortcut_key_down_undoes_one_turn_not_every_turn() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import chromium, serving
+
+    session = GameSession(GameStore(":memory:"))
+    session.new_game(GameSetup(Seats.parse("S=red,W=green")))
+    for board in ("b2=5h", "b2=5h c2=6h", "b2=5h c2=6h c3=7h"):
+        squares = dict(pair.split("=") for pair in board.split())
+        session.play(Position.from_json({"squares": squares}))
+    with serving(create_app(session, None)) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-turns='3']")
+        # A key held down: one keydown, then the keyboard's auto-repeats.
+        page.evaluate(
+            "for (let i = 0; i < 3; i++) document.body.dispatchEvent(new KeyboardEvent("
+            "'keydown', {key: 'u', repeat: i > 0, bubbles: true}))"
+        )
+        page.wait_for_selector("body[data-turns='2']")
+        page.wait_for_timeout(500)
+        assert len(session.record.turns) == 2  # type: ignore[union-attr]

@@ -335,6 +335,8 @@
   $("undo-button").addEventListener("click", undo);
   document.addEventListener("keydown", (e) => {
     if (e.target.closest("input, select, textarea, dialog")) return;
+    // A key held down repeats: one press is one swap or one undo, not a turn a repeat.
+    if (e.repeat || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "s" || e.key === "S") swap();
     if (e.key === "u" || e.key === "U") undo();
   });
