@@ -209,6 +209,13 @@ class GameSession:
         """Record a swap (the board does not change) by ``player`` or whoever is next."""
         with self._lock:
             game_id, record, state = self._require_game()
+            if self.pending is not None:
+                # The question is about the player to play: a swap now would be
+                # theirs, and their play, confirmed after it, the next player's.
+                raise SessionError(
+                    f"the dashboard asks about {self.pending.player}'s play: confirm it or "
+                    "press Not a play first"
+                )
             expected = self._next_player(state)
             if player is not None and player != expected:
                 raise SessionError(f"it is {expected}'s turn, not {player}'s")

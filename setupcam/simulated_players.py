@@ -80,6 +80,7 @@ class SimulatedPlayers:
                     event.action == "swap"
                     and state is not None
                     and state.next_player == event.player
+                    and self.session.pending is None
                 ):
                     self.session.swap(event.player)
             elif event.kind == "turn_end":

@@ -77,3 +77,20 @@ def test_holding_a_shortcut_key_down_undoes_one_turn_not_every_turn() -> None:
         page.wait_for_selector("body[data-turns='2']")
         page.wait_for_timeout(500)
         assert len(session.record.turns) == 2  # type: ignore[union-attr]
+
+
+def test_a_swap_waits_for_the_question_about_the_last_play() -> None:
+    from setupcam.session import PendingPlay
+
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, None, testing=False).test_client()
+    assert client.post("/api/games", json=TWO).status_code == 201
+    seen = Position.from_json({"squares": {"b2": "5h", "c2": "6h"}})
+    session.propose(PendingPlay("red", seen, ("c2 is unclear",), ("c2",)))
+    swap = client.post("/api/swap", json={})
+    assert swap.status_code == 409
+    assert "confirm" in swap.json["error"]
+    # Red's play, once confirmed, is red's: not the next player's with red's tiles.
+    confirmed = client.post("/api/pending/confirm", json={})
+    assert confirmed.json["turn"]["player"] == "red"
+    assert [t["action"] for t in client.get("/api/state").json["turns"]] == ["play"]
