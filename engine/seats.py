@@ -151,7 +151,10 @@ class Teams:
         if (
             not isinstance(pairs, list | tuple)
             or len(pairs) != 2
-            or not all(isinstance(p, list | tuple) and len(p) == 2 for p in pairs)
+            or not all(
+                isinstance(p, list | tuple) and len(p) == 2 and all(isinstance(c, str) for c in p)
+                for p in pairs
+            )
         ):
             raise SeatsError('teams must be two pairs of colours, e.g. [["red", "yellow"], ...]')
         flat = [c for pair in pairs for c in pair]

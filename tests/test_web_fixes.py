@@ -94,3 +94,13 @@ def test_a_swap_waits_for_the_question_about_the_last_play() -> None:
     confirmed = client.post("/api/pending/confirm", json={})
     assert confirmed.json["turn"]["player"] == "red"
     assert [t["action"] for t in client.get("/api/state").json["turns"]] == ["play"]
+
+
+def test_teams_that_are_not_colour_names_are_a_400_not_a_500() -> None:
+    client = create_app(GameSession(GameStore(":memory:")), None, testing=False).test_client()
+    four = {"S": "red", "W": "green", "N": "yellow", "E": "purple"}
+    for teams in ([[1, 2], [3, 4]], [["red", None], ["green", "purple"]], [["red", 1], ["a", "b"]]):
+        answer = client.post("/api/games", json={"seats": four, "teams": teams})
+        assert answer.status_code == 400, (teams, answer.json)
+        assert "teams" in answer.json["error"]
+    assert client.get("/api/state").json["status"] == "no game"
