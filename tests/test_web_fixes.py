@@ -104,3 +104,13 @@ def test_teams_that_are_not_colour_names_are_a_400_not_a_500() -> None:
         assert answer.status_code == 400, (teams, answer.json)
         assert "teams" in answer.json["error"]
     assert client.get("/api/state").json["status"] == "no game"
+
+
+def test_a_token_with_characters_beyond_ascii_is_a_403_not_a_500() -> None:
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, None, token="s3cret", testing=False).test_client()
+    for bad in ({"query_string": {"token": "é"}}, {"headers": {"X-Setupcam-Token": "ü"}}):
+        answer = client.post("/api/games", json=TWO, **bad)  # type: ignore[arg-type]
+        assert answer.status_code == 403, answer.json
+    assert session.game_id is None
+    assert client.post("/api/games?token=s3cret", json=TWO).status_code == 201

@@ -80,7 +80,10 @@ def create_app(
         if request.endpoint in READ_ONLY_POSTS:
             return None
         given = request.headers.get("X-Setupcam-Token") or request.args.get("token")
-        if given is None or not secrets.compare_digest(given, token):
+        # As bytes: compare_digest refuses str with characters beyond ASCII (a 500).
+        if given is None or not secrets.compare_digest(
+            given.encode("utf-8", "surrogateescape"), token.encode()
+        ):
             return jsonify(
                 error="this dashboard is shared on the network: changes need the "
                 "access token printed at start (open the link with ?token=...)"
