@@ -114,3 +114,41 @@ def test_a_token_with_characters_beyond_ascii_is_a_403_not_a_500() -> None:
         assert answer.status_code == 403, answer.json
     assert session.game_id is None
     assert client.post("/api/games?token=s3cret", json=TWO).status_code == 201
+
+
+def _post_chunked(url: str, path: str, body: bytes) -> tuple[int, dict]:  # type: ignore[type-arg]
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection.putrequest("POST", path)
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Transfer-Encoding", "chunked")
+    connection.endheaders()
+    for start in range(0, len(body), 4096):
+        chunk = body[start : start + 4096]
+        connection.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    connection.send(b"0\r\n\r\n")
+    answer = connection.getresponse()
+    data = json.loads(answer.read())
+    connection.close()
+    return answer.status, data
+
+
+def test_a_chunked_body_that_is_not_json_changes_nothing() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import serving
+
+    session = GameSession(GameStore(":memory:"))
+    session.new_game(GameSetup(Seats.parse("S=red,W=green")))
+    session.play(Position.from_json({"squares": {"b2": "5h"}}))
+    with serving(create_app(session, None)) as url:
+        for body in (b'{"oops": ', b'{"x": "' + b"a" * 300_000 + b'"}'):
+            for path in ("/api/undo", "/api/swap"):
+                status, data = _post_chunked(url, path, body)
+                assert status in (400, 413), (path, status, data)
+    assert len(session.record.turns) == 1  # type: ignore[union-attr]

@@ -40,7 +40,9 @@ def request_object() -> dict[str, Any]:
     (a body that is not JSON, or JSON that is not an object)."""
     data = request_json()
     if data is None:
-        if request.content_length:
+        # The body itself, not Content-Length: a chunked request has none, and its
+        # malformed body must not pass for "no arguments" (an undo, a swap).
+        if request.content_length or request.get_data(cache=True):
             raise BadRequest("the request body must be a JSON object")
         return {}
     if not isinstance(data, dict):
