@@ -152,3 +152,19 @@ def test_a_chunked_body_that_is_not_json_changes_nothing() -> None:
                 status, data = _post_chunked(url, path, body)
                 assert status in (400, 413), (path, status, data)
     assert len(session.record.turns) == 1  # type: ignore[union-attr]
+
+
+def test_confirming_with_a_position_that_is_no_board_is_refused() -> None:
+    from setupcam.session import PendingPlay
+
+    session = GameSession(GameStore(":memory:"))
+    client = create_app(session, None, testing=False).test_client()
+    assert client.post("/api/games", json=TWO).status_code == 201
+    seen = Position.from_json({"squares": {"b2": "5h", "c2": "6h"}})
+    session.propose(PendingPlay("red", seen, ("c2 is unclear",), ("c2",)))
+    fixed = {"squares": {"b2": "5h", "c2": "6d"}}
+    for body in ({"position": False}, {"position": {}}, {"position": ""}, {"positon": fixed}):
+        answer = client.post("/api/pending/confirm", json=body)
+        assert answer.status_code == 400, (body, answer.json)
+    assert session.pending is not None and not session.record.turns  # type: ignore[union-attr]
+    assert client.post("/api/pending/confirm", json={"position": fixed}).status_code == 200

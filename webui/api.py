@@ -200,7 +200,11 @@ def _correction_request() -> tuple[str, Tile | None, int | None]:
 @api.post("/pending/confirm")
 def confirm_pending() -> Any:
     body = _body()
-    position = _position(body["position"], "position") if body.get("position") else None
+    unknown = [key for key in body if key != "position"]
+    if unknown:
+        raise BadRequest(f'unknown key {unknown[0]!r}: give {{}} or {{"position": board}}')
+    # "position" given is a board, whatever its value: false or {} is not "as read".
+    position = _position(body["position"], "position") if "position" in body else None
     outcome = _session().confirm_pending(position)
     return jsonify(turn=outcome.to_json(), state=_session().state_json())
 
