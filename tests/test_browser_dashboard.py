@@ -179,8 +179,12 @@ def test_a_play_the_camera_missed_or_misread_is_told_by_hand(tmp_path: Path) -> 
         page.wait_for_selector("#pending:not([hidden])")
         page.select_option("#pending-squares select", "other")
         page.fill("#pending-squares input", "7h")
-        page.click("#pending-confirm")
+        # Double-clicked: one confirmation, and no "no play waiting" left on the page
+        # from the second click.
+        page.dblclick("#pending-confirm")
         page.wait_for_selector("#pending", state="hidden")
-        assert session.record is not None
+        page.wait_for_timeout(300)
+        assert page.locator("#error-banner").is_hidden()
+        assert session.record is not None and len(session.record.turns) == 2
         assert str(session.record.turns[-1].position["b3"]) == "7♥"
         assert scores(page) == {"red": "2", "green": "3"}  # 5♥ 6♥ 7♥

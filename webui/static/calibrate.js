@@ -105,13 +105,17 @@
     corners = [corners[1], corners[2], corners[3], corners[0]];
     draw();
   });
+  // The last answer's message goes as the next request is sent: "Corners in use." beside
+  // the refusal of other corners would no longer be true.
   document.getElementById("calib-apply").addEventListener("click", async () => {
+    message.textContent = "";
     try {
       await setupcam.api("POST", "/api/calibration/corners", { corners });
       message.textContent = "Corners in use.";
     } catch (e) { /* banner */ }
   });
   document.getElementById("calib-save").addEventListener("click", async () => {
+    message.textContent = "";
     try {
       const r = await setupcam.api("POST", "/api/calibration/save", {});
       message.textContent = "Saved to " + r.saved;

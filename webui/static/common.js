@@ -30,6 +30,14 @@ const setupcam = (() => {
     return data;
   }
 
+  // Runs a button's request once: a double click would otherwise send it twice, and
+  // the second answer ("no play waiting") would replace the first's.
+  async function busy(button, work) {
+    if (button.disabled) return;
+    button.disabled = true;
+    try { await work(); } catch (e) { /* the banner says it */ } finally { button.disabled = false; }
+  }
+
   function showError(message) {
     const banner = document.getElementById("error-banner");
     if (!banner) return;
@@ -78,5 +86,5 @@ const setupcam = (() => {
     setInterval(refresh, everyMs);
   }
 
-  return { api, ask, peek, token, showError, hideError, showCamera, followCamera, SUIT_COLOURS, playerColour };
+  return { api, ask, busy, peek, token, showError, hideError, showCamera, followCamera, SUIT_COLOURS, playerColour };
 })();

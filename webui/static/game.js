@@ -314,9 +314,12 @@
     $("play-error").hidden = true;
     $("play-dialog").showModal();
   });
+  let recordingPlay = false;
   $("play-form").addEventListener("submit", async (e) => {
     if (e.submitter && e.submitter.value === "cancel") return;
     e.preventDefault();  // open until the server takes the play, to fix what it refuses
+    if (recordingPlay) return;  // a double click: the first is on its way
+    recordingPlay = true;
     const squares = {};
     for (const input of $("play-squares").querySelectorAll("input")) squares[input.name] = input.value.trim() || null;
     try {
@@ -326,6 +329,8 @@
       $("play-error").textContent = err.message;
       $("play-error").hidden = false;
       setupcam.hideError();
+    } finally {
+      recordingPlay = false;
     }
   });
 
@@ -347,11 +352,10 @@
       const typed = select.parentElement.querySelector("input").value.trim();
       position.squares[select.dataset.square] = select.value === "other" ? typed || null : select.value || null;
     }
-    try { await setupcam.api("POST", "/api/pending/confirm", { position }); } catch (e) { /* banner */ }
+    await setupcam.busy($("pending-confirm"), () => setupcam.api("POST", "/api/pending/confirm", { position }));
   });
-  $("pending-dismiss").addEventListener("click", async () => {
-    try { await setupcam.api("POST", "/api/pending/dismiss", {}); } catch (e) { /* banner */ }
-  });
+  $("pending-dismiss").addEventListener("click", () =>
+    setupcam.busy($("pending-dismiss"), () => setupcam.api("POST", "/api/pending/dismiss", {})));
 
   // The camera stream never finishes loading; attach it after the page has loaded so
   // the browser does not show the page as loading forever.

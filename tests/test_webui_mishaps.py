@@ -1,4 +1,5 @@
-"""Regressions found reviewing the dashboard as players use it."""
+"""A player's slips at the dashboard (a double click, a key held down, Swap pressed while
+a question waits) and malformed requests: refused, and nothing recorded twice or lost."""
 
 from __future__ import annotations
 
