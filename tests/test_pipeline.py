@@ -270,12 +270,19 @@ def test_a_new_game_turns_the_board_to_the_seats() -> None:
     assert wrong != frame.truth.position  # read with south on the wrong edge
     right = Position.from_json(runner.current_reading(Seats.parse(players)))
     assert right == frame.truth.position
+    turned_at = frame.time
     # The board is turned for good: the next frames read it the right way round.
     for frame in frames:
         reader.truth = frame.truth
         runner.step(frame)
         if pipeline.stability.current_view is not None:
             break
+    # Seen steady again as soon as a still board is, not after the longer look that
+    # a board read otherwise than before waits (what the last view read, under the old
+    # names, is forgotten): without a steady view, the first arm to come over the
+    # border is not seen, and the first turns run into one.
+    assert frame.time - turned_at < SETTLE_S + 0.2
+    assert pipeline.motion.has_background
     location = pipeline.board.location
     assert location is not None and location.orientation_source == "seats"
     assert np.linalg.norm(location.corners - frame.truth.board_corners_distorted, axis=1).max() < 5

@@ -190,6 +190,12 @@ class LivePipeline:
         self.board.reset(location)
         self.motion.reset()
         self.stability.reset()
+        # What the last steady view read, square by square, was read through the old
+        # outline: after a turn to the seats, under other names. Compared with this
+        # outline's readings, every square would look changed, and the board would be
+        # waited on the longer look, with no view of it to see the first arm come.
+        self._view_labels = {}
+        self._touch_since_steady = {}
 
     def turn_to_seats(
         self, image: np.ndarray, seats: Seats
