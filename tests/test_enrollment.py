@@ -412,12 +412,17 @@ def test_enroll_cli_refuses_photos_paired_with_the_wrong_files(
     assert earlier.read_bytes() == b"the enrolment made before"
 
 
-def test_enroll_cli_warns_when_the_photos_do_not_read_back(
+def test_enroll_cli_refuses_photos_that_do_not_read_back(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
     # Photo 0's file names its tiles on the wrong squares (its empty squares right):
-    # nothing plainly contradicts it, but the photos no longer read back whole.
-    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    # nothing plainly contradicts it, but the photos no longer read back whole. A set
+    # learnt from them would misread the game: nothing is written, the old one is kept.
+    home = tmp_path / "home"
+    monkeypatch.setenv("SETUPCAM_HOME", str(home))
+    home.mkdir()
+    earlier = home / "enrollment.npz"
+    earlier.write_bytes(b"the enrolment made before")
     frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
     pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
     first = Path(pairs[0].split("=")[1])
@@ -426,9 +431,27 @@ def test_enroll_cli_warns_when_the_photos_do_not_read_back(
     rolled = [position["squares"][s] for s in tiles[1:] + tiles[:1]]
     position["squares"].update(zip(tiles, rolled, strict=True))
     first.write_text(json.dumps(position))
-    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 0
-    out = capsys.readouterr().out
-    assert "warning: only" in out and "paired with its own position file" in out
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "nothing was enrolled" in err and pairs[0].split("=")[0] in err
+    assert "paired with its own position file" in err
+    assert earlier.read_bytes() == b"the enrolment made before"
+    assert not (home / "enrollment.previous.npz").exists()
+
+
+def test_enroll_cli_refuses_a_blurred_photo(tmp_path: Path, capsys, monkeypatch) -> None:
+    # A photo out of focus reads back well enough overall (its squares only "?"), but
+    # teaches the set its suits' colours wrongly: it is named and nothing is written.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    blurred = pairs[2].split("=")[0]
+    cv2.imwrite(blurred, cv2.GaussianBlur(cv2.imread(blurred), (0, 0), 5))
+    assert main(["enroll", *pairs]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and blurred in err
+    assert not (tmp_path / "home" / "enrollment.npz").exists()
 
 
 def test_enroll_cli_bad_input(tmp_path: Path, capsys) -> None:

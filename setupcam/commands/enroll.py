@@ -22,6 +22,9 @@ given twice, or when a photo plainly contradicts its position file: a square the
 says is empty holds a tile, or one it gives a tile looks bare
 (:func:`vision.enrollment.contradicted_squares`). Both are what a photo paired with the
 wrong file looks like, and an enrolment learnt from them would misread the set.
+Nor when the photos, read with the set learnt from them, do not read back as
+their files say (under 95% of their squares, or under 80% of one photo's): a blurred
+photo, or a file naming tiles on the wrong squares. The Enrol tiles page refuses the same.
 """
 
 from __future__ import annotations
@@ -30,11 +33,17 @@ import argparse
 from pathlib import Path
 
 READ_BACK_WARNING = 0.95
-"""Below this share of the photos' own squares read back right, enrolment warns: photos
+"""Below this share of the photos' own squares read back right, enrolment refuses them: photos
 and files that do not belong together, or photos too blurred to learn from. The 60
 held-out sets of the enrolment benchmark all read their photos back whole (60 of 60),
 blurred photos among them; the live eval's game 100009, whose camera smears every frame
 by 6 px of motion, reads back 55 of 60 (session 21)."""
+
+
+PHOTO_READ_BACK = 0.8
+"""Below this share of one photo's own squares read back right, enrolment refuses it
+even when the photos together read back well: a photo blurred by a missed focus leaves
+a quarter of its squares unread, and teaches the set its suit colours wrongly."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -185,6 +194,16 @@ def run(args: argparse.Namespace) -> int:
         enrollment = build_enrollment(model, samples, layout)
     except ValueError as err:
         raise UsageError(f"cannot enrol: {err}") from None
+    # Read the photos back, before and after, so the user sees what enrolment did; and
+    # before anything is written: a set learnt from photos that do not read back (a
+    # blurred photo, a file naming tiles on the wrong squares) misreads the game, so it
+    # is refused as the Enrol tiles page refuses it, and the enrolment there is kept.
+    enrolled = model.with_enrollment(enrollment)
+    right_before, total, _ = read_back(model, samples, layout)
+    per_photo = [read_back(enrolled, [sample], layout) for sample in samples]
+    right_after = sum(right for right, _, _ in per_photo)
+    misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
+    _refuse_photos_not_read_back(per_photo, pairs, right_after, total)
     out = Path(args.out or default_enrollment_path())
     try:
         # A new enrolment may be worse than the one it replaces (other photos, other
@@ -193,10 +212,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as err:
         raise UsageError(f"{out}: cannot write the enrolment ({err.strerror or err})") from None
 
-    # Read the photos back, before and after, so the user sees what enrolment did.
-    enrolled = TileRecognizer.load(args.model, out)
-    right_before, total, _ = read_back(model, samples, layout)
-    right_after, _, misread = read_back(enrolled, samples, layout)
     tiles_seen = [LABELS[i] for i in range(50) if enrollment.counts[i] > 0]
     missing = [LABELS[i] for i in range(50) if enrollment.counts[i] == 0]
     print(f"enrolled {len(samples)} photos, {total} squares -> {out}")
@@ -208,12 +223,6 @@ def run(args: argparse.Namespace) -> int:
         f"enrolment photos read back: {right_after}/{total} squares right "
         f"({100 * right_after / total:.1f}%; not enrolled {100 * right_before / total:.1f}%)"
     )
-    if right_after < READ_BACK_WARNING * total:
-        print(
-            f"warning: only {100 * right_after / total:.0f}% of the photos' own squares read "
-            "back as their files say: check that each photo is paired with its own position "
-            "file and is sharp, then enrol again"
-        )
     print(six_nine_summary(enrollment.six_nine))
     print(value_check_summary(enrollment.value_check))
     if misread:
@@ -244,6 +253,34 @@ def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
             else:
                 misread.append(f"{sample.name}:{square} ({reading.text or 'empty'})")
     return right, total, misread
+
+
+def _refuse_photos_not_read_back(per_photo, pairs, right: int, total: int) -> None:
+    """A UsageError (nothing written) when the photos, read with the set learnt from
+    them, do not read back as their files say: under READ_BACK_WARNING of all their
+    squares, or under PHOTO_READ_BACK of one photo's."""
+    from setupcam.cli import UsageError
+
+    worst = [
+        str(image_path)
+        for (photo_right, photo_total, _), (image_path, _) in zip(per_photo, pairs, strict=True)
+        if photo_right < PHOTO_READ_BACK * photo_total
+    ]
+    if right >= READ_BACK_WARNING * total and not worst:
+        return
+    if not worst:
+        most = max(t - r for r, t, _ in per_photo)
+        worst = [
+            str(image_path)
+            for (r, t, _), (image_path, _) in zip(per_photo, pairs, strict=True)
+            if t - r and t - r >= most / 2
+        ]
+    raise UsageError(
+        f"only {right} of {total} squares of the photos read back as their files say, "
+        f"worst in {', '.join(worst)}: nothing was enrolled (the enrolment there is kept); "
+        "retake those photos sharp and well lit, check each is paired with its own "
+        "position file, then enrol again"
+    )
 
 
 def _turned_to_its_file(model, image, corners, position, layout):
