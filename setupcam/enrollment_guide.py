@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import Layout, Position
-from setupcam.commands.enroll import READ_BACK_WARNING, read_back, six_nine_summary
+from setupcam.commands.enroll import photos_to_retake, read_back, six_nine_summary
 from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
 from vision.enrollment import (
@@ -230,10 +230,11 @@ class EnrollmentGuide:
         right = sum(r for r, _, _ in per_photo)
         total = sum(t for _, t, _ in per_photo)
         misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
-        if right < READ_BACK_WARNING * total:
+        retake = photos_to_retake(per_photo)
+        if retake:
             # A set learnt from photos that do not show their plan would misread the
             # game: nothing is written or used, and the photos read worst are retaken.
-            worst = self._forget_worst_photos([t - r for r, t, _ in per_photo])
+            worst = self._forget_photos(retake)
             raise GuideError(
                 f"only {right} of {total} squares of the photos read back as planned, so "
                 f"the set was not learnt: take photo {', '.join(map(str, worst))} again, "
@@ -261,12 +262,10 @@ class EnrollmentGuide:
         self.close()
         return self.state()
 
-    def _forget_worst_photos(self, misread: list[int]) -> list[int]:
-        """Forget the photos with the most squares misread (``misread``, per photo in
-        plan order) and those with half as many: their numbers, from 1, for the user to
-        take again."""
-        most = max(misread)
-        worst = [number for number, n in enumerate(misread, 1) if n and n >= most / 2]
+    def _forget_photos(self, indexes: list[int]) -> list[int]:
+        """Forget the photos at ``indexes`` (plan order, from 0): their numbers, from 1,
+        for the user to take again."""
+        worst = [i + 1 for i in indexes]
         with self._lock:
             for number in worst:
                 self._photos.pop(number - 1, None)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-READ_BACK_WARNING = 0.95
+READ_BACK_LEAST = 0.95
 """Below this share of the photos' own squares read back right, enrolment refuses them: photos
 and files that do not belong together, or photos too blurred to learn from. The 60
 held-out sets of the enrolment benchmark all read their photos back whole (60 of 60),
@@ -255,26 +255,37 @@ def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
     return right, total, misread
 
 
+def photos_to_retake(per_photo: list[tuple[int, int, list[str]]]) -> list[int]:
+    """Which photos (indexes from 0) to take again, given each photo's read back with
+    the set learnt from them all (:func:`read_back`'s right, total, misread): none when
+    they read back as their files say. A photo under :data:`PHOTO_READ_BACK` of its own
+    squares is retaken; and when all of them together are under :data:`READ_BACK_LEAST`,
+    the photos with the most squares misread and those with half as many.
+
+    >>> photos_to_retake([(12, 12, []), (12, 12, [])])
+    []
+    >>> photos_to_retake([(12, 12, []), (9, 12, ["b2", "c2", "c3"])])  # a blurred photo
+    [1]
+    """
+    poor = [i for i, (right, total, _) in enumerate(per_photo) if right < PHOTO_READ_BACK * total]
+    right = sum(r for r, _, _ in per_photo)
+    total = sum(t for _, t, _ in per_photo)
+    if poor or right >= READ_BACK_LEAST * total:
+        return poor
+    misread = [t - r for r, t, _ in per_photo]
+    most = max(misread)
+    return [i for i, n in enumerate(misread) if n and n >= most / 2]
+
+
 def _refuse_photos_not_read_back(per_photo, pairs, right: int, total: int) -> None:
     """A UsageError (nothing written) when the photos, read with the set learnt from
-    them, do not read back as their files say: under READ_BACK_WARNING of all their
-    squares, or under PHOTO_READ_BACK of one photo's."""
+    them, do not read back as their files say (:func:`photos_to_retake`)."""
     from setupcam.cli import UsageError
 
-    worst = [
-        str(image_path)
-        for (photo_right, photo_total, _), (image_path, _) in zip(per_photo, pairs, strict=True)
-        if photo_right < PHOTO_READ_BACK * photo_total
-    ]
-    if right >= READ_BACK_WARNING * total and not worst:
+    retake = photos_to_retake(per_photo)
+    if not retake:
         return
-    if not worst:
-        most = max(t - r for r, t, _ in per_photo)
-        worst = [
-            str(image_path)
-            for (r, t, _), (image_path, _) in zip(per_photo, pairs, strict=True)
-            if t - r and t - r >= most / 2
-        ]
+    worst = [str(pairs[i][0]) for i in retake]
     raise UsageError(
         f"only {right} of {total} squares of the photos read back as their files say, "
         f"worst in {', '.join(worst)}: nothing was enrolled (the enrolment there is kept); "
