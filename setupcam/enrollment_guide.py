@@ -77,6 +77,10 @@ class EnrollmentGuide:
         self._lock = threading.Lock()
         self._learning = threading.Lock()
         self.last_result: dict[str, Any] | None = None
+        self.learnt = False
+        """The set was just learnt, and the photos' tiles may still lie on a real table:
+        the game waits until the players put its tiles back and press Back to the game
+        (read at once, the last photo's layout would be asked about as a play)."""
 
     @property
     def layout(self) -> Layout:
@@ -96,6 +100,7 @@ class EnrollmentGuide:
                 "simulated": self._table() is not None,
                 "enrolled": self.runner.pipeline.recognizer.enrollment is not None,
                 "result": self.last_result,
+                "learnt": self.learnt,
                 "layout": layout_json(self.layout),
             }
 
@@ -103,6 +108,7 @@ class EnrollmentGuide:
         """Open the guide: the game waits, and the first photo not taken is shown."""
         with self._lock:
             self.active = True
+            self.learnt = False
             self.runner.pipeline.deciding = False
             untaken = [i for i in range(len(self.plan)) if i not in self._photos]
             first = untaken[0] if untaken and self.showing in self._photos else self.showing
@@ -259,7 +265,10 @@ class EnrollmentGuide:
             self.kept.clear(len(self.plan))
             self._turn = None
             self.showing = 0
-        self.close()
+            self.learnt = True
+        if self._table() is not None:
+            # A simulated table puts the game's tiles back itself, as it closes.
+            self.close()
         return self.state()
 
     def _forget_photos(self, indexes: list[int]) -> list[int]:
@@ -283,6 +292,7 @@ class EnrollmentGuide:
         until the guide learns the set)."""
         with self._lock:
             self.active = False
+            self.learnt = False
             self.runner.pipeline.deciding = True
             table = self._table()
             if table is not None:

@@ -102,7 +102,9 @@ def test_a_photo_is_taken_only_once_the_guide_is_open(table: Table) -> None:
         table.guide.show(5)
 
 
-def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) -> None:
+def test_the_guide_learns_the_set_and_the_table_is_read_with_it(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
     guide = table.guide
     state = guide.start()
     assert state["active"] and state["simulated"] and not table.pipeline.deciding
@@ -158,6 +160,17 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(table: Table) ->
     table.run(3)
     report = table.runner.snapshot()
     assert report is not None and report[1].location is not None
+    # At a real table the last photo's tiles are still there once the set is learnt:
+    # read at once, they were asked about as a play. The game waits for them to be put
+    # back and Back to the game pressed.
+    guide.start()
+    guide._photos.update(right)
+    monkeypatch.setattr(guide, "_table", lambda: None)  # a camera's table: no layouts
+    state = guide.finish()
+    assert state["active"] and state["learnt"] and not table.pipeline.deciding
+    assert not state["simulated"] and state["result"]["read_back"] == "60/60"
+    state = guide.close()
+    assert not state["active"] and not state["learnt"] and table.pipeline.deciding
 
 
 def test_the_enrol_page_answers_in_json(table: Table) -> None:

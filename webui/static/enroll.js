@@ -19,7 +19,8 @@
     // Once a set is learnt, starting again means photographing it anew.
     $("enrol-start").textContent = taken ? "Go on" : state.enrolled ? "Enrol again" : "Start";
     $("enrol-close").hidden = !state.active;
-    $("enrol-steps").hidden = !state.active;
+    // Learnt: the photos are done; what is left is putting the game's tiles back.
+    $("enrol-steps").hidden = !state.active || state.learnt;
     const live = $("enrol-live");
     if (state.active && !live.src) live.src = live.dataset.src;
     const photo = state.plan[state.showing];
@@ -41,13 +42,14 @@
     $("enrol-learn").disabled = taken < state.plan.length;
     $("enrol-message").textContent = `${taken} of ${state.plan.length} photos taken`;
     const result = state.result;
-    $("enrol-result").hidden = !result || state.active;
+    $("enrol-result").hidden = !result || (state.active && !state.learnt);
     if (result) {
       $("enrol-result-text").textContent =
         `Saved to ${result.saved}` + (result.previous ? ` (the one before is kept as ${result.previous})` : "") +
         `. Read with your set, the five photos show ${result.read_back} squares as planned` +
         (result.misread.length ? ` (not: ${result.misread.join(", ")})` : "") +
-        ". The camera now reads the table with it.";
+        ". The camera now reads the table with it." +
+        (state.learnt ? " No play is scored yet: put the game's tiles back as they were, then press Back to the game." : "");
     }
   }
 
