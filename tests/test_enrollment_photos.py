@@ -209,3 +209,23 @@ def test_a_write_that_fails_halfway_leaves_the_enrolment_as_it_was(
         save_keeping_previous(enrollment, path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["enrollment.npz"]
+
+
+def test_three_enrolments_replaced_are_kept_the_oldest_going_first(
+    recognizer, samples, tmp_path
+) -> None:
+    # A bad enrolment, then one made again to mend it: with one copy kept, the last
+    # good one was gone.
+    enrollment = build_enrollment(recognizer, samples, LAYOUT)
+    path = tmp_path / "enrollment.npz"
+    for n in range(5):
+        save_keeping_previous(dataclasses.replace(enrollment, reader_digest=f"run{n}"), path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "enrollment.npz",
+        "enrollment.previous-2.npz",
+        "enrollment.previous-3.npz",
+        "enrollment.previous.npz",
+    ]
+    assert Enrollment.load(path).reader_digest == "run4"
+    kept = [Enrollment.load(previous_enrollment_path(path, back)) for back in (1, 2, 3)]
+    assert [e.reader_digest for e in kept] == ["run3", "run2", "run1"]

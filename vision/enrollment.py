@@ -587,16 +587,31 @@ def build_enrollment(
     )
 
 
-def previous_enrollment_path(path: str | Path) -> Path:
-    """Where the enrolment file at ``path`` is kept once another takes its place."""
+KEPT_ENROLMENTS = 3
+"""How many enrolments replaced are kept: a bad one, then the one made again, still
+leave the last good one."""
+
+
+def previous_enrollment_path(path: str | Path, back: int = 1) -> Path:
+    """Where the enrolment file at ``path`` is kept once another takes its place, and,
+    ``back`` replacements ago, the older ones.
+
+    >>> previous_enrollment_path("enrollment.npz").name
+    'enrollment.previous.npz'
+    >>> previous_enrollment_path("enrollment.npz", back=2).name
+    'enrollment.previous-2.npz'
+    """
     path = Path(path)
-    return path.with_name(f"{path.stem}.previous{path.suffix}")
+    older = "" if back == 1 else f"-{back}"
+    return path.with_name(f"{path.stem}.previous{older}{path.suffix}")
 
 
 def save_keeping_previous(enrollment: Enrollment, path: str | Path) -> Path | None:
     """Write ``enrollment`` at ``path``, keeping the file it replaces (if any) at
-    :func:`previous_enrollment_path`, which is returned: an enrolment is never thrown
-    away. ``OSError`` if it cannot be written; the file at ``path`` is then as it was."""
+    :func:`previous_enrollment_path`, which is returned, and the ones kept before it one
+    place further back, up to :data:`KEPT_ENROLMENTS` (``enrollment.previous-2.npz``...):
+    an enrolment gone wrong, and the next made to mend it, do not push out the last good
+    one. ``OSError`` if it cannot be written; the file at ``path`` is then as it was."""
     path = Path(path)
     if not path.is_file():
         enrollment.save(path)
@@ -611,6 +626,11 @@ def save_keeping_previous(enrollment: Enrollment, path: str | Path) -> Path | No
         kept.unlink(missing_ok=True)
         raise
     previous = previous_enrollment_path(path)
+    # The earlier ones move back one place; the oldest of KEPT_ENROLMENTS goes.
+    for back in range(KEPT_ENROLMENTS, 1, -1):
+        newer = previous_enrollment_path(path, back - 1)
+        if newer.is_file():
+            newer.replace(previous_enrollment_path(path, back))
     kept.replace(previous)
     return previous
 

@@ -12,7 +12,8 @@ fine). Enrolment takes a few seconds, needs no training, and writes
 ``~/.local/share/setupcam/enrollment.npz`` (or ``$SETUPCAM_HOME/enrollment.npz``),
 where ``setupcam recognize`` and the live app pick it up; with ``--out FILE`` use
 ``--enrollment FILE`` to read it. An enrolment already there is kept beside the new one
-(``enrollment.previous.npz``). The file keeps the photos' boards, so that networks
+(``enrollment.previous.npz``; the two before it as ``enrollment.previous-2.npz`` and
+``-3``). The file keeps the photos' boards, so that networks
 shipped later learn the set again from them by themselves. The photos must show every
 value (1-10) and every suit at least once. The summary says which tiles were seen, which are
 missing, and how well the photos themselves are read back.
