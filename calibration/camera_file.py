@@ -274,8 +274,15 @@ def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
         return image
     height, width = image.shape[:2]
     if not cal.same_shape(width, height):
+        calibrated = f"{cal.image_size[0]}x{cal.image_size[1]}"
+        if cal.same_shape(height, width):
+            # A phone or a viewer stood the photo upright: the camera took it as the rest.
+            raise LensMismatch(
+                f"this picture is {width}x{height}, the {calibrated} pictures the lens was "
+                f"calibrated on turned a quarter: turn it back to {calibrated}"
+            )
         raise LensMismatch(
-            f"the lens was calibrated on {cal.image_size[0]}x{cal.image_size[1]} pictures, "
+            f"the lens was calibrated on {calibrated} pictures, "
             f"and this one is {width}x{height}, another shape: calibrate the lens at this "
             "size (setupcam calibrate lens)"
         )

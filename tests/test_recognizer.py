@@ -619,6 +619,27 @@ def test_a_lens_calibrated_on_pictures_of_another_shape_is_refused(
     assert f"this one is {width}x{height}, another shape" in captured.err
 
 
+def test_a_photo_stood_upright_is_said_to_be_turned_not_another_lens(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # A phone or viewer turns a landscape photo upright: "calibrate the lens at this
+    # size" sent the user to redo a lens that was right.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    _, image, cal = _write_frame(tmp_path, TEST_SEED + 5)
+    width, height = json.loads(cal.read_text(encoding="utf-8"))["image_size"]
+    upright = tmp_path / "upright.png"
+    cv2.imwrite(str(upright), cv2.rotate(cv2.imread(str(image)), cv2.ROTATE_90_CLOCKWISE))
+    plan = tmp_path / "plan"
+    assert main(["enroll", "--plan", str(plan)]) == 0
+    capsys.readouterr()
+    pair = f"{upright}={plan / 'photo1.json'}"
+    args = ["enroll", "--calibration", str(cal), pair, "--out", str(tmp_path / "e.npz")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(upright) in err
+    assert f"turned a quarter: turn it back to {width}x{height}" in err
+
+
 def test_the_live_app_leaves_out_a_lens_of_another_shape_and_says_so(tmp_path: Path) -> None:
     from calibration.camera_file import load_calibration
     from vision.pipeline import LivePipeline

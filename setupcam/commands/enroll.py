@@ -174,9 +174,12 @@ def run(args: argparse.Namespace) -> int:
         image = read_image(image_path)
         corners = None
         if cal is not None:
-            from calibration.camera_file import undistort
+            from calibration.camera_file import LensMismatch, undistort
 
-            image = undistort(image, cal)
+            try:
+                image = undistort(image, cal)
+            except LensMismatch as err:
+                raise UsageError(f"{image_path}: {err}") from None
             corners = cal.board_corners_array()
         if corners is None:
             try:
