@@ -349,6 +349,7 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
     assert "tiles seen: 50/50" in out and "tiles missing: none" in out
     assert (tmp_path / "home" / "enrollment.npz").is_file()
     assert "enrolment photos read back" in out and "warning" not in out
+    assert "is named on" not in out  # each tile on one square of one file
     assert "6 or 9: told apart by the photos' own 6s and 9s (10 templates" in out
     assert "doubtful squares: matched against the photos' 50 tiles" in out
     # recognize now uses it by default; the test photo shares the camera and board.
@@ -362,6 +363,23 @@ def test_enroll_cli_writes_where_recognize_reads(tmp_path: Path, capsys, monkeyp
         for s, t in test_frame.truth.position.squares.items()
     )
     assert right >= 4  # held-out art: see the model card
+
+
+def test_enroll_cli_notes_a_tile_named_on_two_squares(tmp_path: Path, capsys, monkeypatch) -> None:
+    # A typo that is still a tile (4♥ for 4★): the file's 4★ was said to be "missing",
+    # and the tip asked to photograph a tile that had been photographed.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, hand_rate=0.0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    first, second = (json.loads((tmp_path / f"photo{i}.json").read_text()) for i in (0, 1))
+    square, tile = next((s, t) for s, t in second["squares"].items() if t)
+    mistyped = next(s for s, t in first["squares"].items() if t)
+    first["squares"][mistyped] = tile
+    (tmp_path / "photo0.json").write_text(json.dumps(first))
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), *pairs]) == 0
+    out = capsys.readouterr().out
+    named = f"photo0.png:{mistyped} and {tmp_path / 'photo1.png'}:{square}: a set has one"
+    assert sum(named in line for line in out.splitlines()) == 1
 
 
 def test_enroll_cli_keeps_the_enrolment_it_replaces(tmp_path: Path, capsys) -> None:

@@ -231,12 +231,34 @@ def run(args: argparse.Namespace) -> int:
     print(value_check_summary(enrollment.value_check))
     if misread:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
+    for note in tiles_named_twice(samples, layout):
+        print(f"note: {note}")
     if missing:
         print(
             "tip: tiles not shown are read from their value and suit seen on other tiles; "
             "photograph them too and enrol again for the best reading"
         )
     return 0
+
+
+def tiles_named_twice(samples, layout) -> list[str]:
+    """One note per tile that the photos' position files name on more than one square:
+    a set has one of each tile, so a file is likely mistyped there (a tile that is
+    still a tile: ``4♥`` for ``4★``), and the "missing" tile was in fact photographed.
+    The same tile photographed twice, moved between two photos, is noted too."""
+    where: dict[str, list[str]] = {}
+    for sample in samples:
+        for square in layout.squares:
+            tile = sample.position[square]
+            if tile is not None:
+                where.setdefault(str(tile), []).append(f"{sample.name}:{square}")
+    return [
+        f"{tile} is named on {' and '.join(squares)}: a set has one {tile}; if a position "
+        "file is mistyped there, mend it (the misread squares above say what those photos "
+        "show) and enrol again"
+        for tile, squares in where.items()
+        if len(squares) > 1
+    ]
 
 
 def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
