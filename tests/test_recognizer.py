@@ -209,7 +209,9 @@ def test_recognize_cli_says_when_the_board_is_too_small(
     monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
     frame, image, cal = _write_frame(tmp_path, TEST_SEED + 5)
     assert main(["recognize", str(image), "--calibration", str(cal)]) == 0
-    assert capsys.readouterr().err == ""  # a board of the usual size: no advice
+    # A board of the usual size: no advice; only that no tile set is enrolled.
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "note: no enrolled tile set" in err[0]
     # The same photo at half the resolution, with the calibration scaled to match.
     small = tmp_path / "small.png"
     cv2.imwrite(
@@ -226,7 +228,8 @@ def test_recognize_cli_says_when_the_board_is_too_small(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["board"]["found"] is True
     err = captured.err.strip().splitlines()
-    assert len(err) == 1 and "move the camera closer" in err[0] and "small.png" in err[0]
+    assert len(err) == 2 and "move the camera closer" in err[0] and "small.png" in err[0]
+    assert "note: no enrolled tile set" in err[1]
 
 
 def test_recognize_cli_finds_the_board_itself(tmp_path: Path, capsys, monkeypatch) -> None:

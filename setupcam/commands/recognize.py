@@ -15,9 +15,11 @@ finder also runs when the file has no corners, and without a calibration. A boar
 that cannot be found is not an error of the input: the JSON says ``"found": false``
 and ``"corners": null`` with the reason, every square is ``"?"``, a one-line message
 goes to stderr and the exit code is 0. A board found but small in the picture gets a
-one-line hint on stderr (move the camera closer). The user's enrolled tile set
-(``setupcam enroll``) is used when present. Each square is read at all four quarter
-turns (one photo can afford the fourfold work; it reads better).
+one-line hint on stderr (move the camera closer), and a board read without an enrolled
+tile set a one-line note (enrol yours: a real set is misread with confidence). The
+user's enrolled tile set (``setupcam enroll``) is used when present. Each square is
+read at all four quarter turns (one photo can afford the fourfold work; it reads
+better).
 
 Which edge is south: the calibration file's remembered board look if it has one,
 else with ``--seats`` the edge whose bonus frames have the south player's colour,
@@ -340,4 +342,9 @@ def run(args: argparse.Namespace) -> int:
             written = False
         if not written:
             raise UsageError(f"{args.debug}: cannot write the debug image")
+    if found is not None and recognizer.enrollment is None:
+        # As serve says it: a real set read without enrolment is misread with confidence.
+        from vision.recognizer import NOT_ENROLLED_ADVICE
+
+        print(f"setupcam recognize: note: {NOT_ENROLLED_ADVICE}", file=sys.stderr)
     return 0
