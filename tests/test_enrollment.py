@@ -384,6 +384,21 @@ def test_enroll_cli_notes_a_tile_named_on_two_squares(tmp_path: Path, capsys, mo
     assert sum(named in line for line in out.splitlines()) == 1
 
 
+def test_enroll_cli_with_too_few_photos_points_to_the_plan(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, hand_rate=0.0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    values = {str(t)[:-1] for t in frames.enrol[0][0].truth.position.squares.values() if t}
+    assert len(values) < 10  # one photo: not every value
+    assert main(["enroll", "--calibration", str(tmp_path / "cal.json"), pairs[0]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "they show no" in err
+    assert "`setupcam enroll --plan DIR` lays out all 50 tiles over 5 photos" in err
+    assert not (tmp_path / "home" / "enrollment.npz").exists()
+
+
 def test_enroll_cli_keeps_the_enrolment_it_replaces(tmp_path: Path, capsys) -> None:
     frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, hand_rate=0.0, same_camera=True)
     pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)

@@ -197,7 +197,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         enrollment = build_enrollment(model, samples, layout)
     except ValueError as err:
-        raise UsageError(f"cannot enrol: {err}") from None
+        # Photos that miss a value or a suit: the plan's five show all 50 tiles.
+        plan = "; `setupcam enroll --plan DIR` lays out all 50 tiles over 5 photos"
+        hint = plan if "must show every value" in str(err) else ""
+        raise UsageError(f"cannot enrol: {err}{hint}") from None
     # Read the photos back, before and after, so the user sees what enrolment did; and
     # before anything is written: a set learnt from photos that do not read back (a
     # blurred photo, a file naming tiles on the wrong squares) misreads the game, so it
