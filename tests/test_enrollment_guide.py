@@ -221,3 +221,32 @@ def test_kept_photos_that_cannot_be_read_or_show_another_plan_are_passed_over(
     assert np.array_equal(taken[0].sample.image, image)
     photos.clear(len(plan))
     assert not photos.folder.exists()
+
+
+def test_the_enrol_page_says_to_put_the_games_tiles_back_once_learnt(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At a real table the set is learnt with the last photo's tiles still down: the
+    # page shows the result, no more photo steps, and Back to the game.
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser import chromium, serving
+
+    guide = table.guide
+    monkeypatch.setattr(guide, "_table", lambda: None)  # a camera's table
+    monkeypatch.setattr(guide, "active", True)
+    monkeypatch.setattr(guide, "learnt", True)
+    result = {"saved": "enrollment.npz", "previous": None, "read_back": "60/60"}
+    monkeypatch.setattr(guide, "last_result", result | {"misread": [], "six_nine": ""})
+    session = GameSession(GameStore(":memory:"))
+    with serving(create_app(session, table.runner, enrollment=guide)) as url, chromium() as browser:
+        page = browser.new_page()
+        page.goto(url + "/enroll")
+        text = page.wait_for_selector("#enrol-result:not([hidden])").inner_text()
+        assert "put the game's tiles back as they were, then press Back to the game" in text
+        assert page.locator("#enrol-steps").is_hidden()
+        assert page.locator("#enrol-close").is_visible()
+        page.click("#enrol-close")
+        page.wait_for_selector("#enrol-close", state="hidden")
+    assert not guide.active and table.pipeline.deciding
