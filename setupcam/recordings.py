@@ -96,7 +96,7 @@ class RecordingProgress:
         if runner.finished:
             if runner.clock is None:
                 return f"{name}: no picture"
-            note = getattr(runner, "ended_mid_turn", None)
+            note = runner.ended_mid_turn
             return f"end of {name} ({note})" if note else f"end of {name}"
         return f"{name} at {clock(runner.clock or 0.0)}"
 

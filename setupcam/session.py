@@ -85,11 +85,11 @@ class GameSession:
         self.state: GameState | None = None
         self.pending: PendingPlay | None = None
         self.dismissed: set[Position] = set()
+        """Boards the players said were not a play (until the next turn)."""
         self.foreign: dict[str, Tile] = {}
         """Squares where the players said a tile seen is not a play (a spare tile lying
         there): the tile seen, which the camera leaves out until a hand touches the
         square or it reads otherwise."""
-        """Boards the players said were not a play (until the next turn)."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
 
     # -- loading -------------------------------------------------------------------

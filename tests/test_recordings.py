@@ -136,7 +136,9 @@ def test_a_recording_is_read_at_its_own_pace_unless_fast(tmp_path) -> None:  # t
 def test_the_terminal_hears_where_the_recording_is_and_the_game_at_its_end() -> None:
     session = GameSession(GameStore(":memory:"))
     session.new_game(GameSetup(Seats.parse("S=red,N=green")))
-    runner = SimpleNamespace(source=SimpleNamespace(name="game.mp4"), clock=3725.0, finished=False)
+    runner = SimpleNamespace(
+        source=SimpleNamespace(name="game.mp4"), clock=3725.0, finished=False, ended_mid_turn=None
+    )
     said: list[str] = []
     progress = RecordingProgress(SimpleNamespace(runner=runner, session=session), said.append)  # type: ignore[arg-type]
     progress.next_at = 0.0  # the first progress line is due
