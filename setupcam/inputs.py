@@ -67,6 +67,25 @@ def read_image(path: str | Path) -> Any:
     return image
 
 
+def existing_file(path: str | Path, kind: str = "file", flag: str = "") -> Path:
+    """``path`` as a Path, or a one-line :class:`UsageError` unless it is a file:
+    a folder is said to be one, not "no such file". ``kind`` names the file
+    (``"calibration file"``), ``flag`` the option (``"--video"``).
+
+    >>> existing_file("/", "model file")
+    Traceback (most recent call last):
+    setupcam.cli.UsageError: /: is a folder, not a model file
+    """
+    path = Path(path)
+    named = f"{flag} {path}" if flag else str(path)
+    if path.is_dir():
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise UsageError(f"{named}: is a folder, not {article} {kind}")
+    if not path.is_file():
+        raise UsageError(f"{named}: no such {kind}")
+    return path
+
+
 def refuse_repeated_photos(paths: Iterable[str | Path], advice: str) -> None:
     """A one-line :class:`UsageError` if one photo is given twice: the same file however
     it is written (``photo0.png``, ``./photo0.png``), or a copy of it under another name.

@@ -123,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from calibration.board_location import BoardNotFound
     from setupcam.cli import UsageError
     from setupcam.inputs import (
+        existing_file,
         read_image,
         read_layout,
         read_position_file,
@@ -148,11 +149,7 @@ def run(args: argparse.Namespace) -> int:
     if args.calibration is not None:
         from calibration.camera_file import load_calibration
 
-        if args.calibration.is_dir():
-            raise UsageError(f"{args.calibration}: is a folder, not a calibration file")
-        if not args.calibration.is_file():
-            raise UsageError(f"{args.calibration}: no such calibration file")
-        cal = load_calibration(args.calibration)
+        cal = load_calibration(existing_file(args.calibration, "calibration file"))
     if args.out is not None:
         if args.out.is_dir():
             raise UsageError(f"--out {args.out}: is a folder, not a file")
@@ -163,10 +160,8 @@ def run(args: argparse.Namespace) -> int:
         [image for image, _ in pairs],
         "pair each photo with its own position file, once (IMAGE=POSITION.json)",
     )
-    if args.model is not None and args.model.is_dir():
-        raise UsageError(f"{args.model}: is a folder, not a model file")
-    if args.model is not None and not args.model.is_file():
-        raise UsageError(f"{args.model}: no such model file")
+    if args.model is not None:
+        existing_file(args.model, "model file")
     model = TileRecognizer.load(args.model)
     samples = []
     for image_path, position_path in pairs:

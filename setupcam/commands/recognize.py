@@ -81,19 +81,15 @@ def parse_seats(text: str | None) -> Any:
 
 def load_recognizer(model: Path | None, enrollment: Path | None):
     """The recognizer with the given (or default, if present) enrolment."""
-    from setupcam.cli import UsageError
+    from setupcam.inputs import existing_file
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
-    if enrollment is not None and enrollment.is_dir():
-        raise UsageError(f"{enrollment}: is a folder, not an enrolment file")
-    if enrollment is not None and not enrollment.is_file():
-        raise UsageError(f"{enrollment}: no such enrolment file")
-    if enrollment is None and default_enrollment_path().is_file():
+    if enrollment is not None:
+        existing_file(enrollment, "enrolment file")
+    elif default_enrollment_path().is_file():
         enrollment = default_enrollment_path()
-    if model is not None and model.is_dir():
-        raise UsageError(f"{model}: is a folder, not a model file")
-    if model is not None and not model.is_file():
-        raise UsageError(f"{model}: no such model file")
+    if model is not None:
+        existing_file(model, "model file")
     return TileRecognizer.load(model, enrollment, notice=print_notice)
 
 
@@ -309,13 +305,18 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from setupcam.cli import UsageError
-    from setupcam.inputs import IMAGE_SUFFIXES, check_out, print_json, read_image, read_layout
+    from setupcam.inputs import (
+        IMAGE_SUFFIXES,
+        check_out,
+        existing_file,
+        print_json,
+        read_image,
+        read_layout,
+    )
 
     layout = read_layout(args.layout)
-    if args.calibration is not None and args.calibration.is_dir():
-        raise UsageError(f"{args.calibration}: is a folder, not a calibration file")
-    if args.calibration is not None and not args.calibration.is_file():
-        raise UsageError(f"{args.calibration}: no such calibration file")
+    if args.calibration is not None:
+        existing_file(args.calibration, "calibration file")
     seats = parse_seats(args.seats)
     if args.debug is not None:
         check_out(args.debug, IMAGE_SUFFIXES, "--debug", "an image", inputs=[args.image])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine import GameOptions, GameSetup, Seats, SeatsError, Teams
 from setupcam.cli import UsageError
-from setupcam.inputs import check_out
+from setupcam.inputs import check_out, existing_file
 from setupcam.live_options import add_live_options, check_live_options
 
 
@@ -87,10 +87,8 @@ def run(args: argparse.Namespace) -> int:
         )
     for flag in ("video", "model", "enrollment", "layout"):
         value = getattr(args, flag)
-        if value is not None and Path(value).is_dir():
-            raise UsageError(f"--{flag} {value}: is a folder, not a file")
-        if value is not None and not Path(value).is_file():
-            raise UsageError(f"--{flag} {value}: no such file")
+        if value is not None:
+            existing_file(value, flag=f"--{flag}")
     if args.camera is not None:
         _check_camera(args.camera)
     if args.video is not None:
