@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import Layout, Position
-from setupcam.commands.enroll import photos_to_retake, read_back, six_nine_summary
+from setupcam.commands.enroll import photos_to_retake, read_back_each, six_nine_summary
 from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
 from vision.enrollment import (
@@ -232,10 +232,7 @@ class EnrollmentGuide:
         except ValueError as err:
             raise GuideError(f"cannot enrol: {err}") from None
         enrolled = self.reader.with_enrollment(enrollment)
-        per_photo = [read_back(enrolled, [sample], self.layout) for sample in samples]
-        right = sum(r for r, _, _ in per_photo)
-        total = sum(t for _, t, _ in per_photo)
-        misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
+        per_photo, right, total, misread = read_back_each(enrolled, samples, self.layout)
         retake = photos_to_retake(per_photo)
         if retake:
             # A set learnt from photos that do not show their plan would misread the

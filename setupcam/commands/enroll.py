@@ -200,11 +200,10 @@ def run(args: argparse.Namespace) -> int:
     # before anything is written: a set learnt from photos that do not read back (a
     # blurred photo, a file naming tiles on the wrong squares) misreads the game, so it
     # is refused as the Enrol tiles page refuses it, and the enrolment there is kept.
-    enrolled = model.with_enrollment(enrollment)
     right_before, total, _ = read_back(model, samples, layout)
-    per_photo = [read_back(enrolled, [sample], layout) for sample in samples]
-    right_after = sum(right for right, _, _ in per_photo)
-    misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
+    per_photo, right_after, _, misread = read_back_each(
+        model.with_enrollment(enrollment), samples, layout
+    )
     _refuse_photos_not_read_back(per_photo, pairs, right_after, total)
     out = Path(args.out or default_enrollment_path())
     try:
@@ -277,6 +276,18 @@ def read_back(recognizer, samples, layout) -> tuple[int, int, list[str]]:
             else:
                 misread.append(f"{sample.name}:{square} ({reading.text or 'empty'})")
     return right, total, misread
+
+
+def read_back_each(
+    recognizer, samples, layout
+) -> tuple[list[tuple[int, int, list[str]]], int, int, list[str]]:
+    """:func:`read_back` photo by photo, and its sums: each photo's (right, total,
+    misread), then right, total and misread over them all."""
+    per_photo = [read_back(recognizer, [sample], layout) for sample in samples]
+    right = sum(r for r, _, _ in per_photo)
+    total = sum(t for _, t, _ in per_photo)
+    misread = [m for _, _, photo_misread in per_photo for m in photo_misread]
+    return per_photo, right, total, misread
 
 
 def photos_to_retake(per_photo: list[tuple[int, int, list[str]]]) -> list[int]:
