@@ -314,24 +314,21 @@
     $("play-error").hidden = true;
     $("play-dialog").showModal();
   });
-  let recordingPlay = false;
   $("play-form").addEventListener("submit", async (e) => {
     if (e.submitter && e.submitter.value === "cancel") return;
     e.preventDefault();  // open until the server takes the play, to fix what it refuses
-    if (recordingPlay) return;  // a double click: the first is on its way
-    recordingPlay = true;
     const squares = {};
     for (const input of $("play-squares").querySelectorAll("input")) squares[input.name] = input.value.trim() || null;
-    try {
-      await setupcam.api("POST", "/api/play", { position: { squares } });
-      $("play-dialog").close();
-    } catch (err) {
-      $("play-error").textContent = err.message;
-      $("play-error").hidden = false;
-      setupcam.hideError();
-    } finally {
-      recordingPlay = false;
-    }
+    await setupcam.busy($("play-submit"), async () => {
+      try {
+        await setupcam.api("POST", "/api/play", { position: { squares } });
+        $("play-dialog").close();
+      } catch (err) {
+        $("play-error").textContent = err.message;
+        $("play-error").hidden = false;
+        setupcam.hideError();
+      }
+    });
   });
 
   async function swap() { try { await setupcam.api("POST", "/api/swap", {}); } catch (e) { /* banner */ } }
