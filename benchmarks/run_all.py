@@ -52,6 +52,12 @@ BENCHMARKS = [
         ["--sets", "4", "--tests", "5", "--plan"],
     ),
     (
+        "Blur of enrolment photos: which the check refuses, and what blurred photos cost",
+        "benchmarks.bench_photo_blur",
+        [],
+        ["--sets", "4", "--harm-sets", "2", "--tests", "4"],
+    ),
+    (
         "Live pipeline",
         "benchmarks.bench_pipeline",
         ["--plots", str(DOCS)],

@@ -23,7 +23,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine import Layout, Position
-from setupcam.commands.enroll import photos_to_retake, read_back_each, six_nine_summary
+from setupcam.commands.enroll import (
+    blurred_message,
+    blurred_photos,
+    photos_to_retake,
+    read_back_each,
+    six_nine_summary,
+)
 from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
 from vision.enrollment import (
@@ -129,7 +135,8 @@ class EnrollmentGuide:
     def take(self, index: int) -> dict[str, Any]:
         """Keep the camera's latest frame as photo ``index``, if it shows the plan's
         position: the board found, no hand over it, no square plainly contradicting
-        the plan (a tile on a square it leaves empty, or the other way round)."""
+        the plan (a tile on a square it leaves empty, or the other way round), and the
+        picture sharp (:func:`setupcam.commands.enroll.blurred_photos`)."""
         self._check_index(index)
         with self._lock:
             if not self.active:
@@ -145,6 +152,12 @@ class EnrollmentGuide:
         position = self.plan[index]
         turn, corners = self._corners_laid_out(image, report.location.corners, position, index)
         sample = EnrollmentSample(image.copy(), corners, position, f"photo {index + 1}")
+        blurred = blurred_photos([sample])
+        if blurred:
+            raise GuideError(
+                f"{blurred_message(blurred)}: focus the camera and keep it still, then take "
+                "it again (a set learnt from a blurred photo reads the game doubtfully)"
+            )
         try:
             self.kept.keep(index, sample, turn)
         except OSError as err:

@@ -486,7 +486,33 @@ def test_enroll_cli_refuses_a_blurred_photo(tmp_path: Path, capsys, monkeypatch)
     assert main(["enroll", *pairs]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and blurred in err
+    assert "looks blurred" in err
     assert not (tmp_path / "home" / "enrollment.npz").exists()
+
+
+def test_enroll_cli_refuses_photos_all_a_little_blurred(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # Every photo blurred alike (a camera out of focus while enrolling): they read each
+    # other back whole, since the set learns their blur, but the set would read the
+    # game's sharp frames doubtfully. Sharp, the same photos enrol.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    photos = [pair.split("=")[0] for pair in pairs]
+    sharp = {photo: cv2.imread(photo) for photo in photos}
+    for photo in photos:
+        cv2.imwrite(photo, cv2.GaussianBlur(sharp[photo], (0, 0), 2.0))
+    assert main(["enroll", *pairs]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "look blurred" in err and all(photo in err for photo in photos)
+    assert "nothing was enrolled" in err
+    assert not (tmp_path / "home" / "enrollment.npz").exists()
+    for photo in photos:
+        cv2.imwrite(photo, sharp[photo])
+    assert main(["enroll", *pairs]) == 0
+    assert (tmp_path / "home" / "enrollment.npz").is_file()
 
 
 def test_enroll_cli_bad_input(tmp_path: Path, capsys) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -171,6 +172,27 @@ def test_the_guide_learns_the_set_and_the_table_is_read_with_it(
     assert not state["simulated"] and state["result"]["read_back"] == "60/60"
     state = guide.close()
     assert not state["active"] and not state["learnt"] and table.pipeline.deciding
+
+
+def test_a_blurred_photo_is_not_taken(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A camera out of focus: the photo shows the plan's tiles, and a set learnt from it
+    # would read the game's sharp frames doubtfully. It is not taken, and says why.
+    guide = table.guide
+    guide.start()
+    table.run(3)
+    snapshot = table.runner.snapshot()
+    assert snapshot is not None
+    image, report = snapshot
+    showing = guide.state()["showing"]
+    taken = guide.state()["taken"]
+    blurred = cv2.GaussianBlur(image, (0, 0), 3)
+    monkeypatch.setattr(table.runner, "snapshot", lambda: (blurred, report))
+    with pytest.raises(GuideError, match=rf"photo {showing + 1} \(.* px\) looks blurred"):
+        guide.take(showing)
+    assert guide.state()["taken"] == taken
+    monkeypatch.setattr(table.runner, "snapshot", lambda: (image, report))
+    assert guide.take(showing)["taken"][showing]  # the sharp picture of the same layout
+    guide.close()
 
 
 def test_the_enrol_page_answers_in_json(table: Table) -> None:

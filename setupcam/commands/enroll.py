@@ -18,14 +18,19 @@ shipped later learn the set again from them by themselves. The photos must show 
 value (1-10) and every suit at least once. The summary says which tiles were seen, which are
 missing, and how well the photos themselves are read back.
 
-Nothing is written (exit code 2, the enrolment already there is kept) when a photo is
-given twice, or when a photo plainly contradicts its position file: a square the file
-says is empty holds a tile, or one it gives a tile looks bare
-(:func:`vision.enrollment.contradicted_squares`). Both are what a photo paired with the
-wrong file looks like, and an enrolment learnt from them would misread the set.
-Nor when the photos, read with the set learnt from them, do not read back as
-their files say (under 95% of their squares, or under 80% of one photo's): a blurred
-photo, or a file naming tiles on the wrong squares. The Enrol tiles page refuses the same.
+Nothing is written (exit code 2, the enrolment already there is kept) when:
+
+- a photo is given twice;
+- a photo is blurred (:mod:`vision.photo_blur`): a set learnt from blurred photos reads
+  the game's sharp frames doubtfully, though the photos read each other back whole;
+- a photo plainly contradicts its position file: a square the file says is empty holds
+  a tile, or one it gives a tile looks bare (:func:`vision.enrollment.contradicted_squares`),
+  which is what a photo paired with the wrong file looks like;
+- the photos, read with the set learnt from them, do not read back as their files say
+  (under 95% of their squares, or under 80% of one photo's): a file naming tiles on the
+  wrong squares, or a photo too dark or smeared to learn from.
+
+The Enrol tiles page refuses the same.
 """
 
 from __future__ import annotations
@@ -188,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
                 corners = _turned_to_its_file(model, image, corners, position, layout)
         samples.append(EnrollmentSample(image, corners, position, str(image_path)))
 
+    _refuse_blurred_photos(samples)
     _refuse_contradicted_photos(model, samples, pairs, layout)
     try:
         enrollment = build_enrollment(model, samples, layout)
@@ -345,6 +351,36 @@ def _turned_to_its_file(model, image, corners, position, layout):
 
     best = min(range(4), key=lambda turn: (contradictions(turn), turn))
     return np.roll(corners, best, axis=0)
+
+
+def blurred_photos(samples) -> list[tuple[str, float]]:
+    """The photos too blurred to learn from (:mod:`vision.photo_blur`): each one's name
+    and blur, in the reader's pixels."""
+    from vision.photo_blur import BLURRED_PX, photo_blur_px
+
+    blurs = [(sample.name, photo_blur_px(sample.image, sample.corners)) for sample in samples]
+    return [(name, blur) for name, blur in blurs if blur > BLURRED_PX]
+
+
+def blurred_message(blurred: list[tuple[str, float]]) -> str:
+    """What to tell the user about :func:`blurred_photos`' answer, in one line."""
+    from vision.photo_blur import BLURRED_PX
+
+    names = ", ".join(f"{name} ({blur:.1f} px)" for name, blur in blurred)
+    verb = "looks" if len(blurred) == 1 else "look"
+    return f"{names} {verb} blurred (a sharp photo measures under {BLURRED_PX} px)"
+
+
+def _refuse_blurred_photos(samples) -> None:
+    """A UsageError (nothing written) naming the photos too blurred to learn from."""
+    from setupcam.cli import UsageError
+
+    blurred = blurred_photos(samples)
+    if blurred:
+        raise UsageError(
+            f"{blurred_message(blurred)}: nothing was enrolled (the enrolment there is kept); "
+            "focus the camera and hold it still, take those photos again, then enrol again"
+        )
 
 
 def _refuse_contradicted_photos(model, samples, pairs, layout) -> None:

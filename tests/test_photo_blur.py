@@ -1,0 +1,47 @@
+"""How blurred a photo of the board is (vision.photo_blur), on the simulator's photos."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.photo_blur import BLURRED_PX, photo_blur_px
+from vision.training_data import tile_set_frames
+
+
+@pytest.fixture(scope="module")
+def photos():
+    """Five enrolment photos of a held-out set, each with its own camera."""
+    return tile_set_frames(93_100, "split", photos=5, tests=0).enrol
+
+
+def test_the_simulators_photos_are_sharp_and_more_blur_is_measured(photos) -> None:
+    for frame, corners in photos:
+        blurs = [
+            photo_blur_px(
+                frame.image if s == 0 else cv2.GaussianBlur(frame.image, (0, 0), s), corners
+            )
+            for s in (0, 1.5, 3, 4.5)
+        ]
+        assert blurs[0] < BLURRED_PX < blurs[2]
+        assert blurs == sorted(blurs)
+
+
+def test_blur_is_measured_whatever_the_contrast(photos) -> None:
+    frame, corners = photos[0]
+    for image in (frame.image, cv2.GaussianBlur(frame.image, (0, 0), 2.5)):
+        faint = (image.astype(np.float32) * 0.4 + 100).astype(np.uint8)
+        assert photo_blur_px(faint, corners) == pytest.approx(
+            photo_blur_px(image, corners), rel=0.1
+        )
+
+
+def test_blur_is_measured_at_the_readers_scale(photos) -> None:
+    # The same photo twice the size, blurred twice as much in pixels, looks the same to
+    # the reader: its crops are the board at one size.
+    frame, corners = photos[0]
+    large = cv2.resize(frame.image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    small_blurred = photo_blur_px(cv2.GaussianBlur(frame.image, (0, 0), 1.5), corners)
+    large_blurred = photo_blur_px(cv2.GaussianBlur(large, (0, 0), 3.0), corners * 2)
+    assert large_blurred == pytest.approx(small_blurred, rel=0.15)
