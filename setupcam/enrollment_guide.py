@@ -29,6 +29,8 @@ from setupcam.commands.enroll import (
     photos_to_retake,
     read_back_each,
     six_nine_summary,
+    soft_message,
+    soft_photos,
 )
 from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
@@ -266,6 +268,7 @@ class EnrollmentGuide:
             "read_back": f"{right}/{total}",
             "misread": misread[:12],
             "six_nine": six_nine_summary(enrollment.six_nine),
+            "soft": soft_message(soft) if (soft := soft_photos(samples)) else None,
         }
         with self._lock:
             # From the next frame the live app reads the table with the new set.

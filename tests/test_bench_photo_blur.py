@@ -22,7 +22,7 @@ def test_a_set_enrolled_from_blurred_photos_is_refused_and_reads_worse() -> None
     assert [r["sigma"] for r in rows] == list(ADDED_BLUR)
     assert len({r["squares"] for r in rows}) == 1 and rows[0]["squares"] >= 12
     sharp, most = rows[0], rows[-1]
-    assert not sharp["blur_refused"] and not sharp["read_back_refused"]
+    assert not sharp["blur_refused"] and not sharp["read_back_refused"] and not sharp["noted_soft"]
     assert most["blur_refused"]
     assert most["unread"] > sharp["unread"]
     for r in rows:

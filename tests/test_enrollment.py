@@ -513,6 +513,22 @@ def test_enroll_cli_refuses_photos_all_a_little_blurred(
         cv2.imwrite(photo, sharp[photo])
     assert main(["enroll", *pairs]) == 0
     assert (tmp_path / "home" / "enrollment.npz").is_file()
+    assert "soft" not in capsys.readouterr().out
+
+
+def test_enroll_cli_notes_photos_a_little_soft(tmp_path: Path, capsys, monkeypatch) -> None:
+    # Blurred a little: the set is learnt, and the note names the photos a sharper
+    # take would teach better.
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path / "home"))
+    frames = tile_set_frames(SEED + 1, "split", photos=5, tests=0, same_camera=True)
+    pairs = _write(tmp_path, frames.enrol, frames.enrol[0][0].truth)
+    photos = [pair.split("=")[0] for pair in pairs]
+    for photo in photos[:2]:
+        cv2.imwrite(photo, cv2.GaussianBlur(cv2.imread(photo), (0, 0), 1.3))
+    assert main(["enroll", *pairs]) == 0
+    (note,) = [line for line in capsys.readouterr().out.splitlines() if "soft" in line]
+    assert note.startswith("note: ") and "look a little soft" in note
+    assert all((photo in note) == (i < 2) for i, photo in enumerate(photos))
 
 
 def test_enroll_cli_bad_input(tmp_path: Path, capsys) -> None:

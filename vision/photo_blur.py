@@ -39,6 +39,12 @@ and 1080p) measured 0.40-1.59 over 1,000 photos of two art families; blurred by 
 more, each of 8 held-out sets had a photo over 2.0; by 1.5 px, 6 of the 8
 (models/HISTORY.md, "Session 43")."""
 
+SOFT_PX = 1.5
+"""A photo blurred more than this, up to :data:`BLURRED_PX`, is taken with a note that a
+sharper one would teach the set better: a held-out set enrolled from five photos at 1.7
+left 5% of sharp frames' still squares "?", at 1.3 none. Four of the simulator's 1,000
+photos measured over it."""
+
 
 def photo_blur_px(image: np.ndarray, corners: np.ndarray) -> float:
     """The blur (a Gaussian's σ, in the reader's pixels) of ``image``'s board, whose

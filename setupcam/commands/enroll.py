@@ -236,6 +236,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
     for note in tiles_named_twice(samples, layout):
         print(f"note: {note}")
+    soft = soft_photos(samples)
+    if soft:
+        print(f"note: {soft_message(soft)}")
     if missing:
         print(
             "tip: tiles not shown are read from their value and suit seen on other tiles; "
@@ -353,22 +356,47 @@ def _turned_to_its_file(model, image, corners, position, layout):
     return np.roll(corners, best, axis=0)
 
 
-def blurred_photos(samples) -> list[tuple[str, float]]:
-    """The photos too blurred to learn from (:mod:`vision.photo_blur`): each one's name
-    and blur, in the reader's pixels."""
-    from vision.photo_blur import BLURRED_PX, photo_blur_px
+def photo_blurs(samples) -> list[tuple[str, float]]:
+    """Each photo's name and blur, in the reader's pixels (:mod:`vision.photo_blur`)."""
+    from vision.photo_blur import photo_blur_px
 
-    blurs = [(sample.name, photo_blur_px(sample.image, sample.corners)) for sample in samples]
-    return [(name, blur) for name, blur in blurs if blur > BLURRED_PX]
+    return [(sample.name, photo_blur_px(sample.image, sample.corners)) for sample in samples]
+
+
+def blurred_photos(samples) -> list[tuple[str, float]]:
+    """The photos too blurred to learn from: each one's name and blur."""
+    from vision.photo_blur import BLURRED_PX
+
+    return [(name, blur) for name, blur in photo_blurs(samples) if blur > BLURRED_PX]
+
+
+def soft_photos(samples) -> list[tuple[str, float]]:
+    """The photos taken, but a little soft (:data:`vision.photo_blur.SOFT_PX`)."""
+    from vision.photo_blur import BLURRED_PX, SOFT_PX
+
+    return [(name, blur) for name, blur in photo_blurs(samples) if SOFT_PX < blur <= BLURRED_PX]
 
 
 def blurred_message(blurred: list[tuple[str, float]]) -> str:
     """What to tell the user about :func:`blurred_photos`' answer, in one line."""
     from vision.photo_blur import BLURRED_PX
 
-    names = ", ".join(f"{name} ({blur:.1f} px)" for name, blur in blurred)
-    verb = "looks" if len(blurred) == 1 else "look"
-    return f"{names} {verb} blurred (a sharp photo measures under {BLURRED_PX} px)"
+    return f"{_named_blurs(blurred)} blurred (a sharp photo measures under {BLURRED_PX} px)"
+
+
+def soft_message(soft: list[tuple[str, float]]) -> str:
+    """What to tell the user about :func:`soft_photos`' answer, in one line."""
+    from vision.photo_blur import SOFT_PX
+
+    return (
+        f"{_named_blurs(soft)} a little soft (sharp photos measure under {SOFT_PX} px): "
+        "the set reads the game better learnt from sharper ones"
+    )
+
+
+def _named_blurs(blurs: list[tuple[str, float]]) -> str:
+    names = ", ".join(f"{name} ({blur:.1f} px)" for name, blur in blurs)
+    return f"{names} {'looks' if len(blurs) == 1 else 'look'}"
 
 
 def _refuse_blurred_photos(samples) -> None:

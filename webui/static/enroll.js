@@ -49,6 +49,7 @@
         `. Read with your set, the five photos show ${result.read_back} squares as planned` +
         (result.misread.length ? ` (not: ${result.misread.join(", ")})` : "") +
         ". The camera now reads the table with it." +
+        (result.soft ? ` Note: ${result.soft}.` : "") +
         (state.learnt ? " No play is scored yet: put the game's tiles back as they were, then press Back to the game." : "");
     }
   }
