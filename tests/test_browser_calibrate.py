@@ -34,6 +34,7 @@ def test_drag_a_corner_apply_and_save() -> None:
         assert page.locator("circle.calib-handle").count() == 4
         assert page.locator("polygon.calib-square").count() == 12  # the layout's squares
         assert page.locator("text.calib-edge").count() == 4
+        page.wait_for_selector("#calib-focus:has-text('Focus: sharp (0.7 px)')")
         box = handle.bounding_box()
         assert box is not None
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -54,3 +55,6 @@ def test_drag_a_corner_apply_and_save() -> None:
         page.click("#calib-save")
         page.wait_for_selector("#calib-message:has-text('Saved to /tmp/calibration.json')")
         assert camera.saved == 1
+        camera.blur = 2.4  # the lens turned out of focus, then a new picture taken
+        page.click("#calib-refresh")
+        page.wait_for_selector("#calib-focus:has-text('Focus: blurred (2.4 px): tiles will')")

@@ -1,12 +1,20 @@
-"""How blurred a photo of the board is (vision.photo_blur), on the simulator's photos."""
+"""How blurred a photo of the board is (vision.photo_blur), on the simulator's photos
+and the live camera's picture."""
 
 from __future__ import annotations
+
+import itertools
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.photo_blur import BLURRED_PX, photo_blur_px
+from vision.photo_blur import BLURRED_PX, focus_verdict, photo_blur_px
+from vision.pipeline import LivePipeline
+from vision.recognizer import TileRecognizer
+from vision.runner import PipelineRunner
+from vision.sim_source import SimulatedTableSource
 from vision.training_data import tile_set_frames
 
 
@@ -45,3 +53,19 @@ def test_blur_is_measured_at_the_readers_scale(photos) -> None:
     small_blurred = photo_blur_px(cv2.GaussianBlur(frame.image, (0, 0), 1.5), corners)
     large_blurred = photo_blur_px(cv2.GaussianBlur(large, (0, 0), 3.0), corners * 2)
     assert large_blurred == pytest.approx(small_blurred, rel=0.15)
+
+
+def test_the_live_camera_says_how_sharp_its_picture_of_the_board_is() -> None:
+    # What the Calibrate page shows while the user focuses the lens.
+    source = SimulatedTableSource(3, realtime=False, games=1, max_turns=1, hands=False)
+    runner = PipelineRunner(source, LivePipeline(TileRecognizer.load()))
+    assert runner.picture_blur() is None  # no picture yet
+    frames = iter(source)
+    for frame in itertools.islice(frames, 4):
+        runner.step(frame)
+    sharp = runner.picture_blur()
+    assert sharp is not None and focus_verdict(sharp) == "sharp"
+    frame = next(frames)
+    runner.step(replace(frame, image=cv2.GaussianBlur(frame.image, (0, 0), 4)))
+    blurred = runner.picture_blur()
+    assert blurred is not None and focus_verdict(blurred) == "blurred"

@@ -22,12 +22,16 @@ class FakeCamera:
         self.corners: list[list[float]] | None = [[10, 10], [90, 10], [90, 90], [10, 90]]
         self.saved = 0
         self.reading_seats: Any = None
+        self.blur: float | None = 0.7
 
     def latest_jpeg(self, annotated: bool = True) -> bytes | None:
         return b"\xff\xd8fakejpeg" + (b"A" if annotated else b"R")
 
     def board_corners(self) -> list[list[float]] | None:
         return self.corners
+
+    def picture_blur(self) -> float | None:
+        return self.blur
 
     def set_board_corners(self, corners: list[list[float]]) -> None:
         self.corners = corners
@@ -197,6 +201,11 @@ def test_calibration_endpoints(session: GameSession) -> None:
     client = create_app(session, camera, testing=True).test_client()
     calibration = client.get("/api/calibration").json
     assert calibration["corners"][0] == [10, 10]
+    assert calibration["focus"] == {"blur_px": 0.7, "verdict": "sharp"}
+    camera.blur = 2.345
+    assert client.get("/api/calibration").json["focus"] == {"blur_px": 2.35, "verdict": "blurred"}
+    camera.blur = None  # no board found yet
+    assert client.get("/api/calibration").json["focus"] is None
     assert len(calibration["layout"]["squares"]) == 12
     corners = [[1, 1], [50, 2], [51, 50], [2, 49]]
     registered = client.post("/api/calibration/corners", json={"corners": corners}).json

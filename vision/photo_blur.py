@@ -46,6 +46,17 @@ left 5% of sharp frames' still squares "?", at 1.3 none. Four of the simulator's
 photos measured over it."""
 
 
+def focus_verdict(blur_px: float) -> str:
+    """A picture's blur in words: "sharp", "a little soft" or "blurred".
+
+    >>> [focus_verdict(b) for b in (0.7, 1.6, 2.4)]
+    ['sharp', 'a little soft', 'blurred']
+    """
+    if blur_px > BLURRED_PX:
+        return "blurred"
+    return "a little soft" if blur_px > SOFT_PX else "sharp"
+
+
 def photo_blur_px(image: np.ndarray, corners: np.ndarray) -> float:
     """The blur (a Gaussian's σ, in the reader's pixels) of ``image``'s board, whose
     corners are ``corners`` (NW, NE, SE, SW, in the image's pixels).

@@ -22,6 +22,7 @@ from calibration.camera_file import Calibration, save_board_look, save_calibrati
 from calibration.orientation import BoardLook
 from engine import Layout, Seats
 from vision.annotate import annotate, reading_text
+from vision.photo_blur import photo_blur_px
 from vision.pipeline import (
     FrameReport,
     LivePipeline,
@@ -316,6 +317,15 @@ class PipelineRunner:
         if image is None or report is None:
             return None
         return self.pipeline.undistorted(image), report
+
+    def picture_blur(self) -> float | None:
+        """How blurred the camera's picture of the board is (:mod:`vision.photo_blur`);
+        None before the board is located, or while a hand is over it (a moving hand
+        smears the picture, not the lens)."""
+        snapshot = self.snapshot()
+        if snapshot is None or snapshot[1].location is None or snapshot[1].obstructed:
+            return None
+        return photo_blur_px(snapshot[0], snapshot[1].location.corners)
 
     def board_corners(self) -> list[list[float]] | None:
         location = self.pipeline.board.registered

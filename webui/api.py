@@ -18,6 +18,7 @@ from engine import (
     TileError,
 )
 from setupcam.session import GameSession, SessionError, SessionInputError, layout_json
+from vision.photo_blur import focus_verdict
 from webui.app import CameraControl
 from webui.request_json import request_object
 
@@ -234,7 +235,9 @@ def export_csv() -> Any:
 @api.get("/calibration")
 def calibration() -> Any:
     camera = _camera()
-    return jsonify(corners=camera.board_corners(), layout=layout_json(camera.layout))
+    blur = camera.picture_blur()
+    focus = None if blur is None else {"blur_px": round(blur, 2), "verdict": focus_verdict(blur)}
+    return jsonify(corners=camera.board_corners(), layout=layout_json(camera.layout), focus=focus)
 
 
 @api.post("/calibration/corners")

@@ -6,6 +6,7 @@
   const img = document.getElementById("calib-image");
   const svg = document.getElementById("calib-overlay");
   const message = document.getElementById("calib-message");
+  const focus = document.getElementById("calib-focus");
   const NAMES = ["NW", "NE", "SE", "SW"];
   let corners = null;
   let layout = null;
@@ -86,9 +87,23 @@
   svg.addEventListener("pointerup", () => { dragging = -1; });
   window.addEventListener("resize", draw);
 
+  // What helps, by how blurred the picture of the board is (vision/photo_blur.py).
+  const FOCUS_HELP = {
+    "sharp": "",
+    "a little soft": ": turn the lens's focus (or add light) until it says sharp",
+    "blurred": ": tiles will be left unread; turn the lens's focus, add light or hold the camera still",
+  };
+
+  function showFocus(f) {
+    focus.textContent = f
+      ? `Focus: ${f.verdict} (${f.blur_px.toFixed(1)} px)${FOCUS_HELP[f.verdict] || ""}. New picture measures again.`
+      : "Focus: measured once the board is found, with no hand over it.";
+  }
+
   async function load() {
     try {
       const cal = await setupcam.api("GET", "/api/calibration");
+      showFocus(cal.focus);
       layout = cal.layout;
       corners = cal.corners || [[100, 100], [400, 100], [400, 400], [100, 400]];
       message.textContent = cal.corners ? "" : "The board was not found: drag the corners onto it.";
@@ -97,8 +112,11 @@
   }
 
   img.addEventListener("load", draw);
-  document.getElementById("calib-refresh").addEventListener("click", () => {
+  document.getElementById("calib-refresh").addEventListener("click", async () => {
     img.src = "/frame.jpg?raw=1&t=" + Date.now();
+    try {
+      showFocus((await setupcam.api("GET", "/api/calibration")).focus);
+    } catch (e) { /* banner */ }
   });
   document.getElementById("calib-turn").addEventListener("click", () => {
     // South moves one edge clockwise: the corner list rolls by one.
