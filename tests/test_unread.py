@@ -72,3 +72,18 @@ def test_reset_forgets_the_views() -> None:
         unread.add(view(8, 8), threshold=0.99)
     unread.reset()
     assert (unread.unread, unread.tiles, unread.advice(enrolled=True)) == (0, 0, None)
+
+
+def test_a_blurred_picture_is_named_as_the_cause() -> None:
+    blurred, sharp, unenrolled = UnreadTiles(), UnreadTiles(), UnreadTiles()
+    for _ in range(VIEWS):
+        blurred.add(view(8, 6), threshold=0.99, blur_px=2.6)
+        sharp.add(view(8, 6), threshold=0.99, blur_px=0.8)
+        unenrolled.add(view(8, 6), threshold=0.99, blur_px=2.6)
+    advice = str(blurred.advice(enrolled=True))
+    assert "the picture is blurred (2.6 px): check the camera's focus" in advice
+    assert "blurred" not in str(sharp.advice(enrolled=True))
+    assert "mount the camera firmly" in str(sharp.advice(enrolled=True))
+    both = str(unenrolled.advice(enrolled=False))
+    assert "blurred (2.6 px)" in both and "enrol it" in both
+    assert sharp.blur_px == 0.8 and UnreadTiles().blur_px is None

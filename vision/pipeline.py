@@ -25,6 +25,7 @@ from vision.burst import accumulated, averaged, burst_of, registered
 from vision.deblur import LEFT_SMEAR_PX, SMEAR_PX, unsmeared
 from vision.decoder import EMPTY, Decision, GameContext, decode
 from vision.motion import MotionDetector, region_mean
+from vision.photo_blur import photo_blur_px
 from vision.recognizer import COVERED, Label, Reading, TileRecognizer, label_of
 from vision.stability import SETTLE_S, StabilityTracker, StableView, pooled
 from vision.unread import UnreadTiles
@@ -292,7 +293,8 @@ class LivePipeline:
                 self.stability.look_longer()
                 view = None
             else:
-                self.unread.add(view.probabilities, self.recognizer.threshold)
+                blur = photo_blur_px(image, location.corners)
+                self.unread.add(view.probabilities, self.recognizer.threshold, blur)
         decision = self._decide(view)
         if view is not None:
             self.motion.set_background()  # a steady view: nothing over the board now

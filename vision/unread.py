@@ -8,7 +8,10 @@ soft picture (a camera that shakes, a long exposure in dim light, a lens out of
 focus). In the simulator about one game in sixteen has a camera that smears every frame; there
 an enrolled set's steady views leave half its tiles or more "?" and many of its turns
 go to the players, while the other games leave almost none (models/HISTORY.md,
-"Session 31").
+"Session 31"). Each steady view's picture of the board is measured for blur
+(:mod:`vision.photo_blur`): a lens out of focus is then named as the cause, whether the
+set is enrolled or not. A camera smeared in one direction by its shaking measures far
+less (a 7-px smear 1.4 px), so the advice for it stays the general one.
 
 :class:`UnreadTiles` counts, over the last few steady views, the squares read as a
 tile or "?" (not empty, not a hand), and how many of them were "?"::
@@ -33,6 +36,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from vision.photo_blur import BLURRED_PX
 from vision.recognizer import COVERED, EMPTY
 
 VIEWS = 5
@@ -54,14 +58,20 @@ class UnreadTiles:
     """The tiles the recent steady views left unread, and advice when they are many."""
 
     def __init__(self, views: int = VIEWS) -> None:
-        self._views: deque[tuple[int, int]] = deque(maxlen=views)
+        self._views: deque[tuple[int, int, float | None]] = deque(maxlen=views)
 
     def reset(self) -> None:
         """Forget the views counted so far (the board registered again: the camera moved)."""
         self._views.clear()
 
-    def add(self, probabilities: Mapping[str, np.ndarray], threshold: float) -> None:
-        """Count one steady view: per square, its class probabilities."""
+    def add(
+        self,
+        probabilities: Mapping[str, np.ndarray],
+        threshold: float,
+        blur_px: float | None = None,
+    ) -> None:
+        """Count one steady view: per square, its class probabilities; and how blurred
+        its picture of the board was (:mod:`vision.photo_blur`), if measured."""
         tiles = unread = 0
         for p in probabilities.values():
             best = int(np.argmax(p))
@@ -69,15 +79,21 @@ class UnreadTiles:
                 continue  # a hand (not the picture's fault), or surely bare: no tile
             tiles += 1
             unread += int(p[best] < threshold)
-        self._views.append((unread, tiles))
+        self._views.append((unread, tiles, blur_px))
 
     @property
     def unread(self) -> int:
-        return sum(u for u, _ in self._views)
+        return sum(u for u, _, _ in self._views)
 
     @property
     def tiles(self) -> int:
-        return sum(t for _, t in self._views)
+        return sum(t for _, t, _ in self._views)
+
+    @property
+    def blur_px(self) -> float | None:
+        """The recent views' pictures' blur (the median of those measured), or None."""
+        measured = [b for _, _, b in self._views if b is not None]
+        return float(np.median(measured)) if measured else None
 
     def advice(self, *, enrolled: bool) -> str | None:
         """A one-line hint when many of the recent tiles were left unread, else None.
@@ -85,10 +101,21 @@ class UnreadTiles:
         tiles, unread = self.tiles, self.unread
         if tiles < MIN_TILES or unread <= UNREAD_SHARE * tiles:
             return None
-        cause = (
-            "a smeared or soft picture is the usual cause; mount the camera firmly, add "
-            "light and check the focus"
-            if enrolled
-            else "if the tiles are your own set, enrol it (Enrol tiles page, or setupcam enroll)"
-        )
+        enrol = "if the tiles are your own set, enrol it (Enrol tiles page, or setupcam enroll)"
+        blur = self.blur_px
+        if blur is not None and blur > BLURRED_PX:
+            # Said first whatever the set: a blurred picture leaves any set unread.
+            cause = (
+                f"the picture is blurred ({blur:.1f} px): check the camera's focus (the "
+                "Calibrate page measures it), add light and mount the camera firmly"
+            )
+            if not enrolled:
+                cause += f"; and {enrol}"
+        elif enrolled:
+            cause = (
+                "a smeared or soft picture is the usual cause; mount the camera firmly, add "
+                "light and check the focus"
+            )
+        else:
+            cause = enrol
         return f'{unread} of the last {tiles} tiles were left unread ("?"): {cause}'
