@@ -58,13 +58,20 @@ def test_blur_is_measured_at_the_readers_scale(photos) -> None:
 def test_the_live_camera_says_how_sharp_its_picture_of_the_board_is() -> None:
     # What the Calibrate page shows while the user focuses the lens.
     source = SimulatedTableSource(3, realtime=False, games=1, max_turns=1, hands=False)
-    runner = PipelineRunner(source, LivePipeline(TileRecognizer.load()))
+    pipeline = LivePipeline(TileRecognizer.load())
+    runner = PipelineRunner(source, pipeline)
     assert runner.picture_blur() is None  # no picture yet
     frames = iter(source)
     for frame in itertools.islice(frames, 4):
         runner.step(frame)
     sharp = runner.picture_blur()
     assert sharp is not None and focus_verdict(sharp) == "sharp"
+    # Each steady view's picture is measured too: the camera line names a blurred one.
+    for frame in itertools.islice(frames, 30):
+        runner.step(frame)
+        if pipeline.stability.current_view is not None:
+            break
+    assert pipeline.unread.blur_px == pytest.approx(sharp, abs=0.2)
     frame = next(frames)
     runner.step(replace(frame, image=cv2.GaussianBlur(frame.image, (0, 0), 4)))
     blurred = runner.picture_blur()
