@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import ALL_TILES, CLOCKWISE, Edge, Layout, Position, Seats, Teams, analyse_turn
+from engine import (
+    ALL_TILES,
+    CLOCKWISE,
+    Edge,
+    Layout,
+    Position,
+    Seats,
+    Suit,
+    Teams,
+    Tile,
+    analyse_turn,
+)
 from engine.simulate import random_game
 
 LAYOUT = Layout.load()
@@ -146,3 +158,98 @@ def test_sets_through_matches_filtering_all_sets(
     for squares in (list(after.layout.squares)[:3], ["b2", "c3"], list(after.layout.squares)):
         expected = tuple(s for s in find_sets(after) if set(squares) & set(s.squares))
         assert sets_through(after, squares) == expected
+
+
+# --- the scoring rule, checked against the rules' own words -------------------------
+
+
+def _joined(a: str, b: str) -> bool:
+    return frozenset((a, b)) in LAYOUT.lines
+
+
+def _is_a_set(members: tuple[tuple[str, Tile], ...]) -> bool:
+    """SETUP.md, "Sets", read literally: at least 2 tiles, either one value forming one
+    connected group along the lines, or consecutive values of one suit, each tile
+    joined to the tile with the next value."""
+    if len(members) < 2:
+        return False
+    if len({tile.value for _, tile in members}) == 1:
+        squares = {square for square, _ in members}
+        reached, frontier = set(), [next(iter(squares))]
+        while frontier:
+            square = frontier.pop()
+            reached.add(square)
+            frontier += [s for s in squares - reached if _joined(square, s)]
+        return reached == squares
+    if len({tile.suit for _, tile in members}) != 1:
+        return False
+    run = sorted(members, key=lambda member: member[1].value)
+    return all(
+        b.value == a.value + 1 and _joined(sa, sb) for (sa, a), (sb, b) in itertools.pairwise(run)
+    )
+
+
+def _every_set(position: Position) -> list[frozenset[Tile]]:
+    """Every set on the board, not only the largest: every group of top tiles of one
+    value or one suit that is a set."""
+    on_board = [(s, t) for s, t in position.squares.items() if t is not None]
+    families = [[m for m in on_board if m[1].value == v] for v in range(1, 11)]
+    families += [[m for m in on_board if m[1].suit == suit] for suit in Suit]
+    return [
+        frozenset(tile for _, tile in group)
+        for family in families
+        for size in range(2, len(family) + 1)
+        for group in itertools.combinations(family, size)
+        if _is_a_set(group)
+    ]
+
+
+@st.composite
+def dense_turns(draw: st.DrawFn) -> tuple[Position, Position, Seats, str]:
+    """Like ``turns``, but the tiles come from four neighbouring values, so that most
+    boards hold sets, runs and groups that cross and share tiles (9, 10, 1, 2 are
+    neighbours here too: 10 next to 1 must make no run)."""
+    low = draw(st.integers(0, 9))
+    values = {(low + k) % 10 + 1 for k in range(4)}
+    pool = [t for t in ALL_TILES if t.value in values]
+    tiles = draw(st.permutations(pool))
+    squares = list(LAYOUT.squares)
+    occupied = draw(st.lists(st.sampled_from(squares), unique=True, max_size=12))
+    before = Position({s: tiles[i] for i, s in enumerate(occupied)}, LAYOUT)
+    most = draw(st.sampled_from([1, 2, 3, 8]))  # small plays are the ones often legal
+    targets = draw(st.lists(st.sampled_from(squares), unique=True, min_size=1, max_size=most))
+    after = before.place({s: tiles[12 + i] for i, s in enumerate(targets)})
+    edges = draw(st.lists(st.sampled_from(CLOCKWISE), unique=True, min_size=2, max_size=4))
+    seats = Seats({e: PLAYERS[i] for i, e in enumerate(edges)})
+    return before, after, seats, draw(st.sampled_from(seats.players))
+
+
+@given(dense_turns())
+@settings(max_examples=500, deadline=None)
+def test_scoring_matches_the_rules_read_literally(
+    turn: tuple[Position, Position, Seats, str],
+) -> None:
+    before, after, seats, active = turn
+    placed = {s: t for s, t in after.squares.items() if t is not None and t != before[s]}
+    sets = _every_set(after)
+    # Every tile in any set that holds a placed tile scores 1 point, once.
+    scoring = set().union(*(s for s in sets if s & set(placed.values())))
+    # Other players get 1 point per bonus square of theirs whose top tile scored.
+    bonus = {}
+    for edge, player in seats.by_edge.items():
+        count = sum(after[s] in scoring for s in LAYOUT.squares if LAYOUT.owners[s] is edge)
+        if player != active and count:
+            bonus[player] = count
+    # Legal: the placed tiles all belong to one and the same set, on squares the
+    # player may use (common squares, their own, or an empty edge's).
+    allowed = all(
+        LAYOUT.owners[s] is None or seats.by_edge.get(LAYOUT.owners[s], active) == active
+        for s in placed
+    )
+    legal = allowed and any(set(placed.values()) <= s for s in sets)
+
+    result = analyse_turn(before, after, seats, active)
+    assert set(result.scoring_tiles) == scoring
+    assert result.points == len(scoring)
+    assert dict(result.bonus) == bonus
+    assert result.legal == legal, result.errors
