@@ -82,6 +82,12 @@ def test_illegal_play_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (None, None, ["--active", "blue"], "no player 'blue'"),
         (None, None, ["--layout", "nowhere.json"], "nowhere.json"),
         ("photo.png", None, [], "photo.png"),
+        # The board after the turn is read as carefully as the one before it.
+        (None, "missing.json", [], "missing.json: no such file"),
+        (None, '{"squares": {"b2": "5q"}}', [], "square b2: not a tile: '5q'"),
+        (None, '{"squares": {"b2": "5h", "c2": "5H"}}', [], "5♥ appears twice"),
+        (None, "{nope", [], "not valid JSON"),
+        (None, "photo.png", [], "photo.png"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(
@@ -93,16 +99,19 @@ def test_bad_input_is_one_line_exit_2(
     message: str,
 ) -> None:
     good = write(tmp_path, "good.json", {"squares": {"b2": "5h"}})
-    if before is None:
-        before_path = good
-    elif before.endswith((".json", ".png")):
-        before_path = str(tmp_path / before)
-        if before.endswith(".png"):
-            Path(before_path).write_bytes(b"\x89PNG")
-    else:
-        before_path = str(tmp_path / "before.json")
-        Path(before_path).write_text(before)
-    args = ["score", before_path, after or good, "--seats", "S=red,W=green", "--active", "red"]
+
+    def board_file(text: str | None, name: str) -> str:
+        if text is None:
+            return good
+        if text.endswith((".json", ".png")):
+            if text.endswith(".png"):
+                (tmp_path / text).write_bytes(b"\x89PNG")
+            return str(tmp_path / text)
+        (tmp_path / name).write_text(text)
+        return str(tmp_path / name)
+
+    before_path, after_path = board_file(before, "before.json"), board_file(after, "after.json")
+    args = ["score", before_path, after_path, "--seats", "S=red,W=green", "--active", "red"]
     for i in range(0, len(extra), 2):
         flag = extra[i]
         if flag in args:
@@ -226,6 +235,22 @@ def test_replay_bad_input(
     assert main(["replay", write(tmp_path, "g.json", game)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "g.json" in err
+
+
+def test_replay_of_a_file_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"seats": {"S": "red"', encoding="utf-8")
+    for path, message in (
+        (tmp_path / "missing.json", "missing.json: no such file"),
+        (broken, "broken.json: not valid JSON"),
+        (tmp_path, "is a folder, not a file"),
+    ):
+        assert main(["replay", str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith("setupcam replay: error: ") and message in err
 
 
 def test_replay_explain_says_the_turn_warnings(
