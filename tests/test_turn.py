@@ -57,10 +57,15 @@ def test_bonus_is_at_most_two_per_player(four_seats: Seats) -> None:
 
 
 def test_covered_tile_never_scores(four_seats: Seats) -> None:
-    # 5♥ under the stack on b2 is gone from the position; 6♥ next to it forms nothing.
-    before = pos("b2=9c")
-    after = pos("b2=9c c2=6h")
+    # 6♥ goes on top of 5♥ on b2: 6♥ 7♥ is a run; 5♥, now covered, is in no set.
+    before = pos("b2=5h c2=7h")
+    after = pos("b2=6h c2=7h")
     result = analyse_turn(before, after, four_seats, "red")
+    assert result.legal and result.placed == {"b2": T("6h")}
+    assert result.points == 2
+    assert [str(t) for t in result.scoring_tiles] == ["6♥", "7♥"]
+    # A covered tile does not join a same-value group either.
+    result = analyse_turn(pos("b2=9c"), pos("b2=5h c2=9d"), four_seats, "red")
     assert not result.legal and result.points == 0
 
 
