@@ -199,6 +199,23 @@ def test_team_tie_for_last_and_first_goes_to_latest_placer() -> None:
     assert "placed tiles most recently (red)" in state.ending.reason
 
 
+def test_team_tie_for_last_and_first_goes_to_the_team_that_placed_last() -> None:
+    # Turn order red, green, yellow, purple: red placing first must not decide it.
+    state = state_with_scores(
+        "S=red,W=green,N=yellow,E=purple",
+        {"red": 20, "green": 20, "yellow": 5, "purple": 5},
+        teams="red+yellow,green+purple",
+        start="b2=5h c1=4h c2=9d",
+    )
+    state = state.apply(play("red", "b2=5h c1=4h c2=9d c3=9s"))  # 9♠ 9♦: 2 points
+    assert state.scores["red"] == 22 and not state.finished
+    # Green's 6♥ makes 4♥ 5♥ 6♥: 3 points, and 4♥ on red's c1 gives red 1 bonus.
+    state = state.apply(play("green", "b2=5h c1=4h c2=9d c3=9s b3=6h"))
+    assert state.scores == {"red": 23, "green": 23, "yellow": 5, "purple": 5}
+    assert state.ending and state.ending.winner == "team green+purple"
+    assert "placed tiles most recently (green)" in state.ending.reason
+
+
 def test_illegal_play_is_taken_back_and_uses_the_turn() -> None:
     setup = GameSetup(Seats.parse("S=red,W=green"), start=pos("b2=5h"))
     state = GameState.start(setup).apply(play("red", "b2=5h c2=9c"))
