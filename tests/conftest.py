@@ -14,6 +14,13 @@ def pos(text: str = "") -> Position:
     return Position.from_json({"squares": squares})
 
 
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test keeps its files in a home of its own, never the user's: an enrolment
+    there would change what ``recognize`` and ``serve`` read and print."""
+    monkeypatch.setenv("SETUPCAM_HOME", str(tmp_path_factory.mktemp("home")))
+
+
 @pytest.fixture
 def layout() -> Layout:
     return Layout.load()
