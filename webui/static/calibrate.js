@@ -96,8 +96,17 @@
 
   function showFocus(f) {
     focus.textContent = f
-      ? `Focus: ${f.verdict} (${f.blur_px.toFixed(1)} px)${FOCUS_HELP[f.verdict] || ""}. New picture measures again.`
-      : "Focus: measured once the board is found, with no hand over it.";
+      ? `Focus: ${f.verdict} (${f.blur_px.toFixed(1)} px)${FOCUS_HELP[f.verdict] || ""}.`
+      : "Focus: measured while the board is in view with no hand over it.";
+  }
+
+  // Measured again every two seconds, so that a lens can be turned while watching it.
+  // Only the focus line changes: the corners being dragged stay as they are.
+  async function updateFocus() {
+    try {
+      const cal = await setupcam.peek("/api/calibration");
+      if (cal) showFocus(cal.focus);
+    } catch (e) { /* the app is gone: the camera line says so */ }
   }
 
   async function load() {
@@ -112,11 +121,9 @@
   }
 
   img.addEventListener("load", draw);
-  document.getElementById("calib-refresh").addEventListener("click", async () => {
+  document.getElementById("calib-refresh").addEventListener("click", () => {
     img.src = "/frame.jpg?raw=1&t=" + Date.now();
-    try {
-      showFocus((await setupcam.api("GET", "/api/calibration")).focus);
-    } catch (e) { /* banner */ }
+    updateFocus();
   });
   document.getElementById("calib-turn").addEventListener("click", () => {
     // South moves one edge clockwise: the corner list rolls by one.
@@ -140,5 +147,6 @@
     } catch (e) { /* banner */ }
   });
   load();
+  setInterval(updateFocus, 2000);
   setupcam.followCamera();
 })();
