@@ -225,6 +225,7 @@ class LivePipeline:
         return location, turned
 
     def process(self, image: np.ndarray, now: float) -> FrameReport:
+        """Run the stages on one frame taken at ``now`` (seconds, the source's clock)."""
         timings: dict[str, float] = {}
         clock = time.perf_counter()
 
@@ -249,10 +250,10 @@ class LivePipeline:
             self.stability.reset()
             return FrameReport(
                 now,
-                None,
-                None,
-                True,
-                0.0,
+                location=None,
+                readings=None,
+                obstructed=True,
+                motion=0.0,
                 board_state=self.board.state,
                 timings_ms=timings,
                 picture=image,
@@ -261,7 +262,33 @@ class LivePipeline:
             image, location.corners, self.layout, second_look=SECOND_LOOK_SQUARES
         )
         lap("read")
-        moving = self.motion.update(image, location.corners)
+        obstructed = self._watch_hands(image, location.corners, readings, now)
+        lap("motion")
+        view = self._steady_view(now, readings, crops, obstructed, image, location.corners)
+        decision = self._decide(view)
+        if view is not None:
+            self._start_from(view)
+        lap("decide")
+        return FrameReport(
+            now,
+            location,
+            readings,
+            obstructed,
+            self.motion.level,
+            view,
+            decision,
+            self.board.state,
+            timings,
+            image,
+        )
+
+    def _watch_hands(
+        self, image: np.ndarray, corners: np.ndarray, readings: Mapping[str, Reading], now: float
+    ) -> bool:
+        """The motion stage: whether hands are over the board (the frame is obstructed),
+        and which squares they touched. A tile put down with no hand seen makes the
+        steady view wait the longer look."""
+        moving = self.motion.update(image, corners)
         # Hands are seen directly: moving, or an arm over the border ring. A square the
         # classifier calls "covered" in a still, clear view is just unreadable (the
         # decoder weighs it); it is no reason to wait forever.
@@ -284,41 +311,42 @@ class LivePipeline:
             # outlasts the moment between two tiles of one turn.
             self.stability.restart(longer=True)
         self._moved_unseen = obstructed and not self._arm_seen
-        lap("motion")
+        return obstructed
+
+    def _steady_view(
+        self,
+        now: float,
+        readings: Mapping[str, Reading],
+        crops: np.ndarray,
+        obstructed: bool,
+        image: np.ndarray,
+        corners: np.ndarray,
+    ) -> StableView | None:
+        """The wait-for-a-steady-view stage: a new steady view of the board once it has
+        held still long enough (looked at again more closely), else ``None``."""
         probabilities = {s: r.probabilities for s, r in readings.items()}
         view = self.stability.update(now, probabilities, obstructed, crops)
-        if view is not None:
-            view = self._second_look(view, image, location.corners)
-            if self._worth_a_longer_look(view):
-                self.stability.look_longer()
-                view = None
-            else:
-                blur = photo_blur_px(image, location.corners)
-                self.unread.add(view.probabilities, self.recognizer.threshold, blur)
-        decision = self._decide(view)
-        if view is not None:
-            self.motion.set_background()  # a steady view: nothing over the board now
-            self._touch_since_steady = {}
-            self._explained, self._disturbed_frames = set(), {}
-            self._arm_seen = False
-            self._arm_edges = Counter()
-            self._view_labels = {
-                square: label_of(int(np.argmax(probs)))
-                for square, probs in view.probabilities.items()
-            }
-        lap("decide")
-        return FrameReport(
-            now,
-            location,
-            readings,
-            obstructed,
-            self.motion.level,
-            view,
-            decision,
-            self.board.state,
-            timings,
-            image,
-        )
+        if view is None:
+            return None
+        view = self._second_look(view, image, corners)
+        if self._worth_a_longer_look(view):
+            self.stability.look_longer()
+            return None
+        blur = photo_blur_px(image, corners)
+        self.unread.add(view.probabilities, self.recognizer.threshold, blur)
+        return view
+
+    def _start_from(self, view: StableView) -> None:
+        """A steady view is the new reference: what happens over the board from now on
+        is measured against it, and the arms and touches seen before it are forgotten."""
+        self.motion.set_background()  # a steady view: nothing over the board now
+        self._touch_since_steady = {}
+        self._explained, self._disturbed_frames = set(), {}
+        self._arm_seen = False
+        self._arm_edges = Counter()
+        self._view_labels = {
+            square: label_of(int(np.argmax(probs))) for square, probs in view.probabilities.items()
+        }
 
     def unread_advice(self) -> str | None:
         """A hint for the players when the recent steady views left many tiles "?"."""
