@@ -33,6 +33,10 @@ from vision.unread import UnreadTiles
 TOUCHED = 6.0
 """Mean change (grey levels, brightness-normalised) in a square's middle, against the
 last steady view, above which the square counts as disturbed this turn."""
+SQUARE_MIDDLE_INSET = 0.03
+"""How far a square's middle lies inside its outline, on each side (board units; the
+standard layout's squares are 0.14 wide): a tile placed on the square changes its
+middle; a neighbour's shadow or a slightly shifted tile edge barely does."""
 CHANGED_FRAMES = 3
 """A square newly disturbed (:data:`TOUCHED`) in this many frames running, with no hand
 seen, is a tile put down between two frames (a camera too slow to catch the hand, a
@@ -150,12 +154,12 @@ class LivePipeline:
         self._view_labels: dict[str, Label] = {}
         """What the last steady view read on each square (its likeliest class)."""
         self._border_still_since: float | None = None
-        # The middle of each square: a tile placed there changes it; a neighbour's
-        # shadow or a slightly shifted tile edge barely does.
-        self._inner_rects = {
-            s: (r.x0 + 0.03, r.y0 + 0.03, r.x1 - 0.03, r.y1 - 0.03)
+        inset = SQUARE_MIDDLE_INSET
+        self._square_middles = {
+            s: (r.x0 + inset, r.y0 + inset, r.x1 - inset, r.y1 - inset)
             for s, r in self.layout.rects.items()
         }
+        """The middle of each square, where :data:`TOUCHED` is measured."""
 
     def _fit_registration(self, width: int, height: int) -> None:
         """The calibration file's board, for a camera that streams ``width`` x ``height``:
@@ -474,7 +478,7 @@ class LivePipeline:
         if change is None:
             return set()
         disturbed = set()
-        for square, rect in self._inner_rects.items():
+        for square, rect in self._square_middles.items():
             level = region_mean(change, rect)
             if level >= TOUCHED:
                 disturbed.add(square)
@@ -490,7 +494,7 @@ class LivePipeline:
         changed = {
             square
             for square, reading in readings.items()
-            if reading.label not in ("?", "covered")
+            if not reading.unread
             and square in self._view_labels
             and reading.label != self._view_labels[square]
         }
