@@ -109,8 +109,7 @@ class GameSession:
 
     def new_game(self, setup: GameSetup) -> int:
         with self._lock:
-            if self.game_id is not None and self.state and not self.state.finished:
-                self.store.set_status(self.game_id, "abandoned")
+            self._set_aside_unfinished()
             game_id = self.store.create_game(setup)
             self.pending = None
             self._set_record(game_id, GameRecord(setup))
@@ -128,12 +127,17 @@ class GameSession:
                 return
             if self.pending is not None:
                 raise SessionError("a play is waiting for the players: confirm or dismiss it first")
-            if self.game_id is not None and self.state and not self.state.finished:
-                self.store.set_status(self.game_id, "abandoned")
+            self._set_aside_unfinished()
             self.pending = None
             self._set_record(game_id, record)
             if self.state is not None and not self.state.finished:
                 self.store.set_status(game_id, "playing")
+
+    def _set_aside_unfinished(self) -> None:
+        """The game in progress, if unfinished, is marked abandoned: another takes its
+        place, and it can be resumed later."""
+        if self.game_id is not None and self.state and not self.state.finished:
+            self.store.set_status(self.game_id, "abandoned")
 
     def _set_record(self, game_id: int, record: GameRecord) -> None:
         if record != self.record:
