@@ -32,6 +32,13 @@ from vision.pipeline import (
 from vision.recognizer import small_board_advice
 from vision.sources import FrameSource, SourceFrame
 
+FRAME_TIMES_KEPT = 2000
+"""How many frames' processing times :attr:`PipelineRunner.frame_ms` keeps: past it the
+older half is dropped, so the list stays small however long a camera runs."""
+FRAME_TIME_SHOWN_OVER = 100
+"""The camera line's frame time is the median over this many latest frames (a few
+seconds): steady enough to read, recent enough to show a slowdown."""
+
 
 class LostReason:
     """Why the board is not found, as the camera line says it.
@@ -141,8 +148,8 @@ class PipelineRunner:
     def run(self) -> None:
         self.source.on_status_change = self._report_status
         recording = not self.source.realtime
+        # Where the recording's clock started, on the wall clock (moved on by holds).
         origin: float | None = None
-        """Where the recording's clock started, on the wall clock (moved on by holds)."""
         for frame in self.source:
             if self._stop.is_set():
                 break
@@ -163,7 +170,7 @@ class PipelineRunner:
             self.pipeline.finish()
             if self.hold is not None:
                 self._wait_while_held()  # a question about that last board
-        self._report_status(final=True)
+        self._report_status()
 
     def _wait_while_held(self) -> float:
         """Wait while :attr:`hold` gives a reason; return the seconds waited."""
@@ -194,8 +201,8 @@ class PipelineRunner:
         started = time.perf_counter()
         report = self.pipeline.process(frame.image, frame.time)
         self.frame_ms.append((time.perf_counter() - started) * 1000)
-        if len(self.frame_ms) > 2000:
-            del self.frame_ms[:1000]
+        if len(self.frame_ms) > FRAME_TIMES_KEPT:
+            del self.frame_ms[: FRAME_TIMES_KEPT // 2]
         if report.location is None:
             said = self.lost_reason.update(report.board_state.removeprefix("lost: "))
         else:
@@ -211,28 +218,13 @@ class PipelineRunner:
         self._report_status()
         return report
 
-    def _report_status(self, final: bool = False) -> None:
+    def _report_status(self) -> None:
+        """Tell :attr:`on_status` the camera line: what the camera sees, advice on the
+        set-up while it can still be fixed, and the time a frame takes."""
         if self.on_status is None:
             return
         report = self._report
-        source = self.source.status
-        if source.get("state") in ("reconnecting", "lost", "ended") or report is None:
-            status = dict(source)
-            if status.get("state") == "ended" and self.ended_mid_turn:
-                status["message"] = f"{status.get('message')}; {self.ended_mid_turn}"
-        elif report.location is None:
-            status = {"state": "lost", "message": f"board not found: {self._lost_said}"}
-        elif report.obstructed:
-            status = {"state": "tracking", "message": "hands over the board: waiting"}
-        elif report.location.orientation_source == "nearest-edge":
-            status = {
-                "state": "tracking",
-                "message": "watching the board; south assumed nearest the camera until a "
-                "game starts (then the seats' colours decide it), or set it on the "
-                "Calibrate page",
-            }
-        else:
-            status = {"state": "tracking", "message": "watching the board"}
+        status = self._camera_state(report)
         if status.get("state") == "tracking" and report.location and not report.obstructed:
             # Said while the set-up can still be fixed: suits misread on a small board,
             # many tiles unread (a set never enrolled, a smeared picture).
@@ -253,8 +245,30 @@ class PipelineRunner:
                 "the Enrol tiles page; " + status["message"]
             )
         if self.frame_ms:
-            status["frame_ms"] = round(float(np.median(self.frame_ms[-100:])), 1)
+            status["frame_ms"] = round(float(np.median(self.frame_ms[-FRAME_TIME_SHOWN_OVER:])), 1)
         self.on_status(status)
+
+    def _camera_state(self, report: FrameReport | None) -> dict[str, Any]:
+        """The camera line's state and words: the source's own while it has trouble (or
+        before its first frame), else what the last frame saw of the board."""
+        source = self.source.status
+        if source.get("state") in ("reconnecting", "lost", "ended") or report is None:
+            status = dict(source)
+            if status.get("state") == "ended" and self.ended_mid_turn:
+                status["message"] = f"{status.get('message')}; {self.ended_mid_turn}"
+            return status
+        if report.location is None:
+            return {"state": "lost", "message": f"board not found: {self._lost_said}"}
+        if report.obstructed:
+            return {"state": "tracking", "message": "hands over the board: waiting"}
+        if report.location.orientation_source == "nearest-edge":
+            return {
+                "state": "tracking",
+                "message": "watching the board; south assumed nearest the camera until a "
+                "game starts (then the seats' colours decide it), or set it on the "
+                "Calibrate page",
+            }
+        return {"state": "tracking", "message": "watching the board"}
 
     # -- the dashboard's camera control --------------------------------------------
 
