@@ -358,10 +358,10 @@ class TileRecognizer:
             base.session,
             base.info,
             enrollment,
-            base.path,
-            base.model_digest,
-            base.threads,
-            base.file_digest,
+            path=base.path,
+            model_digest=base.model_digest,
+            threads=base.threads,
+            file_digest=base.file_digest,
             enrolled_from=self if enrollment.reader_digest is not None else base,
         )
 
@@ -416,7 +416,14 @@ class TileRecognizer:
         session = open_session(path, threads)
         file_digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         digest = info.network_digest or file_digest
-        recognizer = cls(session, info, None, path, digest, threads, file_digest)
+        recognizer = cls(
+            session,
+            info,
+            path=path,
+            model_digest=digest,
+            threads=threads,
+            file_digest=file_digest,
+        )
         if enrollment_path is None:
             return recognizer
         from vision.enrollment import Enrollment
@@ -569,9 +576,9 @@ def _check_made_with(enrollment, base: TileRecognizer, source: TileRecognizer) -
     width = base.info.embedding_dim + (source.info.embedding_dim if paired else 0)
     if enrollment.embedding_dim != width:
         why = f"embedding {enrollment.embedding_dim}, model {width}"
-    elif not _names(base, enrollment.model_digest):
+    elif not _may_name(enrollment.model_digest, base):
         why = f"network {enrollment.model_digest}, now {base.model_digest}"
-    elif paired and not _names(source, enrollment.reader_digest):
+    elif paired and not _may_name(enrollment.reader_digest, source):
         why = f"reader {enrollment.reader_digest}, now {source.model_digest}"
     else:
         return
@@ -604,7 +611,7 @@ def _learnt_again(
     return renewed
 
 
-def _names(recognizer: TileRecognizer, digest: str | None) -> bool:
+def _may_name(digest: str | None, recognizer: TileRecognizer) -> bool:
     """Whether ``digest`` (None: not recorded) may name ``recognizer``'s network."""
     names = {recognizer.model_digest, recognizer.file_digest, *recognizer.info.same_network_as}
     names -= {None}
