@@ -146,6 +146,11 @@ ones (before the value check) read without it, as they did; format 6 ones (befor
 photos were kept) read as before, but must be enrolled again for another network."""
 
 SUITS: tuple[Suit, ...] = tuple(Suit)
+TILE_CLASSES = len(ALL_TILES)
+"""How many classes of :data:`LABELS` are tiles: they come first, then empty and
+covered (so ``labels < TILE_CLASSES`` picks the tiles)."""
+VALUE_CLASSES = 10
+"""The value head's classes: the values 1..10, as 0..9."""
 SUIT_OF_LABEL = np.array([SUITS.index(t.suit) for t in ALL_TILES] + [-1, -1])
 """The suit (index in :class:`engine.Suit` order) of each label; -1 for empty, covered."""
 VALUE_OF_LABEL = np.array([t.value - 1 for t in ALL_TILES] + [-1, -1])
@@ -311,8 +316,9 @@ class Enrollment:
         suits = softmax(suit_scores)
         tile_share = 1.0 - base[:, EMPTY] - base[:, COVERED]
         out = np.empty_like(base)
-        out[:, :50] = suits[:, SUIT_OF_LABEL[:50]] * values[:, VALUE_OF_LABEL[:50]]
-        out[:, :50] *= tile_share[:, None]
+        tiles = slice(TILE_CLASSES)
+        out[:, tiles] = suits[:, SUIT_OF_LABEL[tiles]] * values[:, VALUE_OF_LABEL[tiles]]
+        out[:, tiles] *= tile_share[:, None]
         out[:, EMPTY] = base[:, EMPTY]
         out[:, COVERED] = base[:, COVERED]
         return out
@@ -444,18 +450,18 @@ class Enrollment:
             value,
             suit,
             counts,
-            float(meta["value_scale"]),
-            float(meta["suit_scale"]),
-            float(meta["threshold"]),
-            float(meta.get("covered_shift", 0.0)),
-            meta.get("model"),
-            meta.get("reader"),
-            float(meta.get("turns_sharpen", TURNS_SHARPEN)),
-            shape,
-            float(meta.get("suit_shape_scale", SUIT_SHAPE_SCALE)),
-            six_nine,
-            value_check,
-            photos,
+            value_scale=float(meta["value_scale"]),
+            suit_scale=float(meta["suit_scale"]),
+            threshold=float(meta["threshold"]),
+            covered_shift=float(meta.get("covered_shift", 0.0)),
+            model_digest=meta.get("model"),
+            reader_digest=meta.get("reader"),
+            turns_sharpen=float(meta.get("turns_sharpen", TURNS_SHARPEN)),
+            suit_by_shape=shape,
+            suit_shape_scale=float(meta.get("suit_shape_scale", SUIT_SHAPE_SCALE)),
+            six_nine=six_nine,
+            value_check=value_check,
+            photos=photos,
         )
 
 
@@ -520,10 +526,17 @@ def enrollment_views(
 
 def missing_classes(counts: np.ndarray) -> list[str]:
     """The values and suits no enrolled square showed, as text (``['7', '♠']``)."""
-    shown = np.flatnonzero(np.asarray(counts)[:50] > 0)
-    values = sorted(set(range(10)) - set(VALUE_OF_LABEL[shown].tolist()))
-    suits = sorted(set(range(5)) - set(SUIT_OF_LABEL[shown].tolist()))
+    shown = np.flatnonzero(np.asarray(counts)[:TILE_CLASSES] > 0)
+    values = sorted(set(range(VALUE_CLASSES)) - set(VALUE_OF_LABEL[shown].tolist()))
+    suits = sorted(set(range(len(SUITS))) - set(SUIT_OF_LABEL[shown].tolist()))
     return [str(v + 1) for v in values] + [SUITS[s].symbol for s in suits]
+
+
+def _unturned(views: np.ndarray, squares: int) -> np.ndarray:
+    """Of one photo's :func:`enrollment_views` (crops or their classes, placement by
+    placement, each in 4 quarter turns of ``squares`` squares), the unturned ones:
+    placements x squares (x crop)."""
+    return views.reshape(-1, 4, squares, *views.shape[1:])[:, 0]
 
 
 def _or_list(names: list[str]) -> str:
@@ -553,9 +566,9 @@ def build_enrollment(
     plain, plain_labels = [], []
     for i, sample in enumerate(samples):
         crops, ys = enrollment_views(sample, layout, base.crop_px, base.info.crop_span, seed=i)
-        plain.append(crops.reshape(-1, 4, len(layout.squares), *crops.shape[1:])[:, 0])
-        plain_labels.append(ys.reshape(-1, 4, len(layout.squares))[:, 0])
-        tiles = ys < 50
+        plain.append(_unturned(crops, len(layout.squares)))
+        plain_labels.append(_unturned(ys, len(layout.squares)))
+        tiles = ys < TILE_CLASSES
         tile_logits, tile_features = recognizer.enrollment_inputs(crops[tiles])
         logits.append(tile_logits)
         features.append(unit_rows(tile_features))
@@ -563,9 +576,10 @@ def build_enrollment(
         labels.append(ys[tiles])
     y = np.concatenate(labels)
     x = np.concatenate(features)
-    value = fit_linear_discriminant(x, VALUE_OF_LABEL[y], 10, VALUE_SHRINKAGE)
-    suit = fit_linear_discriminant(np.concatenate(colours), SUIT_OF_LABEL[y], 5, SUIT_SHRINKAGE)
-    suit_by_shape = fit_linear_discriminant(x, SUIT_OF_LABEL[y], 5, VALUE_SHRINKAGE)
+    values, suits = VALUE_OF_LABEL[y], SUIT_OF_LABEL[y]
+    value = fit_linear_discriminant(x, values, VALUE_CLASSES, VALUE_SHRINKAGE)
+    suit = fit_linear_discriminant(np.concatenate(colours), suits, len(SUITS), SUIT_SHRINKAGE)
+    suit_by_shape = fit_linear_discriminant(x, suits, len(SUITS), VALUE_SHRINKAGE)
     shift = covered_shift(np.concatenate(logits), 1.0)  # the logits come tempered
     six_nine = fit_six_nine(plain, plain_labels)
     value_check = fit_value_check(plain, plain_labels)
@@ -658,7 +672,7 @@ def fit_six_nine(views: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> S
     probes = np.isin(VALUE_OF_LABEL[every_labels], [SIX, NINE])
     if not {SIX, NINE} <= set(VALUE_OF_LABEL[first_labels[templates]].tolist()):
         return None
-    others = (first_labels < 50) & ~templates
+    others = (first_labels < TILE_CLASSES) & ~templates
     return SixNineCheck.fit(
         first[templates],
         VALUE_OF_LABEL[first_labels[templates]],
@@ -676,7 +690,7 @@ def fit_value_check(views: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -
     (:meth:`vision.value_check.ValueCheck.fit`)."""
     first = np.concatenate([v[0] for v in views])
     first_labels = np.concatenate([y[0] for y in labels])
-    tiles = first_labels < 50
+    tiles = first_labels < TILE_CLASSES
     return ValueCheck.fit(
         first[tiles], VALUE_OF_LABEL[first_labels[tiles]], SUIT_OF_LABEL[first_labels[tiles]]
     )
@@ -696,6 +710,6 @@ def covered_shift(tile_logits: np.ndarray, temperature: float) -> float:
     from scipy.special import logsumexp  # only when enrolling: 0.1 s to import
 
     scaled = np.asarray(tile_logits, np.float64) / temperature
-    any_tile = logsumexp(scaled[:, :50], axis=1)
+    any_tile = logsumexp(scaled[:, :TILE_CLASSES], axis=1)
     margin = np.quantile(scaled[:, COVERED] - any_tile, COVERED_QUANTILE)
     return float(max(0.0, margin + np.log(1.0 / COVERED_ODDS)))
