@@ -562,16 +562,7 @@ class LivePipeline:
             # out the one resumed), or still shows the turn undone (the players have yet
             # to lift its tiles): the next steady view is decided.
             return None
-        untouched = self._untouched()
-        for square, tile in context.foreign.items():
-            # Touched by a hand, the square may hold a tile played: read it again.
-            if (
-                square not in untouched
-                or label_of(int(np.argmax(view.probabilities[square]))) != tile
-            ):
-                self.link.forget_foreign(square)
-        foreign = {s: t for s, t in context.foreign.items() if s in untouched}
-        context = replace(context, untouched=untouched, foreign=foreign)
+        context = self._with_what_was_seen(context, view)
         decision = decode(view.probabilities, context)
         if decision.kind == "unchanged":
             return decision
@@ -586,6 +577,22 @@ class LivePipeline:
         self._last_asked = (context, decision, view.time) if decision.kind == "ask" else None
         self.link.on_decision(decision)
         return decision
+
+    def _with_what_was_seen(self, context: GameContext, view: StableView) -> GameContext:
+        """``context`` with what the camera saw since the last steady view: the squares
+        nothing touched, and of the tiles said not to be a play, those still lying
+        untouched (the others are forgotten, here and by the game)."""
+        assert self.link is not None
+        untouched = self._untouched()
+        for square, tile in context.foreign.items():
+            # Touched by a hand, the square may hold a tile played: read it again.
+            if (
+                square not in untouched
+                or label_of(int(np.argmax(view.probabilities[square]))) != tile
+            ):
+                self.link.forget_foreign(square)
+        foreign = {s: t for s, t in context.foreign.items() if s in untouched}
+        return replace(context, untouched=untouched, foreign=foreign)
 
     def _question_outdone(self, view: StableView) -> Decision | None:
         """The turn the players were asked about, finished: its player reached in again
