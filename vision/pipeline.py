@@ -80,9 +80,11 @@ class GameLink(Protocol):
         it (it replaces the play recorded, or answers the question)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class FrameReport:
-    """Everything one frame produced, for the dashboard, the tests and the evaluation."""
+    """Everything one frame produced, for the dashboard, the tests and the evaluation.
+    Made once per frame and never changed: the camera thread hands it to the web
+    requests that draw it."""
 
     time: float
     location: BoardLocation | None
