@@ -54,7 +54,7 @@ class SessionLink:
         self.session = session
 
     def context(self) -> GameContext | None:
-        with self.session._lock:
+        with self.session.lock:
             state = self.session.state
             if state is None or state.finished or self.session.pending is not None:
                 return None
@@ -73,7 +73,7 @@ class SessionLink:
 
     def on_decision(self, decision: Decision) -> None:
         session = self.session
-        with session._lock:
+        with session.lock:
             if decision.position in session.dismissed or session.state is None:
                 return
             if session.state.finished or session.pending is not None:
@@ -101,7 +101,7 @@ class SessionLink:
 
     def on_turn_gone_on(self, decision: Decision) -> None:
         session = self.session
-        with session._lock:
+        with session.lock:
             state = session.state
             if state is None or state.finished:
                 return

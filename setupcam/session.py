@@ -92,6 +92,13 @@ class GameSession:
         square or it reads otherwise."""
         self.camera_status: dict[str, Any] = {"state": "starting", "message": "starting"}
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held to read several of the game's fields as one (the state, the question
+        waiting, the boards dismissed) while a web request may change them: the camera
+        thread decides a play against the game as it stands."""
+        return self._lock
+
     # -- loading -------------------------------------------------------------------
 
     def resume_latest(self) -> bool:
