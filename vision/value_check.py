@@ -165,23 +165,24 @@ class ValueCheck:
         of it (the rest could not win it); a row answered with a tile, against that
         tile's value alone, which lets a square that matches its answer's tiles far
         worse than the photos' tiles matched their own fall back to "?"."""
-        from vision.enrollment import VALUE_OF_LABEL
+        from vision.enrollment import TILE_CLASSES, VALUE_CLASSES, VALUE_OF_LABEL
 
+        tiles, values = TILE_CLASSES, np.arange(VALUE_CLASSES)
         out = np.array(probabilities, np.float64)
         best = out.argmax(axis=1)
         doubtful = out.max(axis=1) < threshold
-        rows = np.flatnonzero(doubtful | (best < 50))
+        rows = np.flatnonzero(doubtful | (best < tiles))
         if not len(rows):
             return out
-        by_value = VALUE_OF_LABEL[:50, None] == np.arange(10)  # 50 x 10, one-hot
+        by_value = VALUE_OF_LABEL[:tiles, None] == values  # tiles x values, one-hot
         wanted = np.where(
             doubtful[rows, None],
-            out[rows, :50] @ by_value >= MIN_VALUE_SHARE,
-            np.arange(10) == VALUE_OF_LABEL[np.minimum(best[rows], 49), None],
+            out[rows, :tiles] @ by_value >= MIN_VALUE_SHARE,
+            values == VALUE_OF_LABEL[np.minimum(best[rows], tiles - 1), None],
         )
         ratio = self.evidence(np.asarray(crops)[rows], wanted)
         weights = np.ones((len(rows), out.shape[1]))
-        weights[:, :50] = np.exp(ratio[:, VALUE_OF_LABEL[:50]])
+        weights[:, :tiles] = np.exp(ratio[:, VALUE_OF_LABEL[:tiles]])
         weighed = out[rows] * weights
         out[rows] = weighed / weighed.sum(axis=1, keepdims=True)
         return out
