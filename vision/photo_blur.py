@@ -3,7 +3,7 @@
 An enrolment learns a tile set from its photos. Photos out of focus teach it blurred
 tiles, and it then reads a sharp game doubtfully: enrolled from photos blurred by 2 px,
 16 held-out sets left 27% of sharp frames' still squares "?" (by 1.5 px: 8%; by 1 px:
-0.4%), though 15 of them read their photos back well enough to be taken
+0.4%), though 14 of them read their photos back well enough to be taken
 (models/HISTORY.md, "Session 43"). So enrolment measures each photo's blur first, and
 refuses a blurred one.
 
