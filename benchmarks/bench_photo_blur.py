@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 from engine import Layout
 from setupcam.commands.enroll import photos_to_retake, read_back_each
 from vision.enrollment import EnrollmentSample, build_enrollment
-from vision.photo_blur import BLURRED_PX, SOFT_PX, photo_blur_px
+from vision.photo_blur import BLURRED_PX, SOFT_PX, focus_verdict, photo_blur_px
 from vision.recognizer import COVERED, TileRecognizer
 from vision.synth import HELDOUT_FAMILIES
 from vision.training_data import ProgressBar, crop_labels, tile_set_frames
@@ -81,8 +81,8 @@ def enrolled_from_blurred_photos(rec: TileRecognizer, seed: int, tests: int) -> 
                 "unread": int((~answered).sum()),
                 "wrong": int((answered & (probabilities.argmax(1) != y[still])).sum()),
                 "read_back_refused": bool(photos_to_retake(per_photo)),
-                "blur_refused": max(blurs) > BLURRED_PX,
-                "noted_soft": SOFT_PX < max(blurs) <= BLURRED_PX,
+                "blur_refused": focus_verdict(max(blurs)) == "blurred",
+                "noted_soft": focus_verdict(max(blurs)) == "a little soft",
             }
         )
     return rows
@@ -111,10 +111,11 @@ def main() -> int:
         progress.close()
         print(file=sys.stderr)
         b = np.array(blurs)
+        verdicts = [focus_verdict(blur) for blur in blurs]
         print(
             f"| {family} | {len(b)} | {b.min():.2f} | {np.median(b):.2f} | "
             f"{np.percentile(b, 99):.2f} | {b.max():.2f} | "
-            f"{int(((b > SOFT_PX) & (b <= BLURRED_PX)).sum())} | {int((b > BLURRED_PX).sum())} |"
+            f"{verdicts.count('a little soft')} | {verdicts.count('blurred')} |"
         )
 
     print("\n### Photos blurred, then sharp frames read with the set learnt from them\n")

@@ -25,12 +25,11 @@ import numpy as np
 from engine import Layout, Position
 from setupcam.commands.enroll import (
     blurred_message,
-    blurred_photos,
+    photos_by_focus,
     photos_to_retake,
     read_back_each,
     six_nine_summary,
     soft_message,
-    soft_photos,
 )
 from setupcam.guide_photos import GuidePhotos
 from setupcam.session import layout_json
@@ -138,7 +137,7 @@ class EnrollmentGuide:
         """Keep the camera's latest frame as photo ``index``, if it shows the plan's
         position: the board found, no hand over it, no square plainly contradicting
         the plan (a tile on a square it leaves empty, or the other way round), and the
-        picture sharp (:func:`setupcam.commands.enroll.blurred_photos`)."""
+        picture not blurred (:func:`setupcam.commands.enroll.photos_by_focus`)."""
         self._check_index(index)
         with self._lock:
             if not self.active:
@@ -154,7 +153,7 @@ class EnrollmentGuide:
         position = self.plan[index]
         turn, corners = self._corners_laid_out(image, report.location.corners, position, index)
         sample = EnrollmentSample(image.copy(), corners, position, f"photo {index + 1}")
-        blurred = blurred_photos([sample])
+        blurred = photos_by_focus([sample])["blurred"]
         if blurred:
             raise GuideError(
                 f"{blurred_message(blurred)}: focus the camera and keep it still, then take "
@@ -268,7 +267,9 @@ class EnrollmentGuide:
             "read_back": f"{right}/{total}",
             "misread": misread[:12],
             "six_nine": six_nine_summary(enrollment.six_nine),
-            "soft": soft_message(soft) if (soft := soft_photos(samples)) else None,
+            "soft": soft_message(soft)
+            if (soft := photos_by_focus(samples)["a little soft"])
+            else None,
         }
         with self._lock:
             # From the next frame the live app reads the table with the new set.

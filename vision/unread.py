@@ -36,7 +36,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from vision.photo_blur import BLURRED_PX
+from vision.photo_blur import focus_verdict
 from vision.recognizer import COVERED, EMPTY
 
 VIEWS = 5
@@ -103,7 +103,7 @@ class UnreadTiles:
             return None
         enrol = "if the tiles are your own set, enrol it (Enrol tiles page, or setupcam enroll)"
         blur = self.blur_px
-        if blur is not None and blur > BLURRED_PX:
+        if blur is not None and focus_verdict(blur) == "blurred":
             # Said first whatever the set: a blurred picture leaves any set unread.
             cause = (
                 f"the picture is blurred ({blur:.1f} px): check the camera's focus (the "

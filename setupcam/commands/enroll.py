@@ -193,7 +193,8 @@ def run(args: argparse.Namespace) -> int:
                 corners = _turned_to_its_file(model, image, corners, position, layout)
         samples.append(EnrollmentSample(image, corners, position, str(image_path)))
 
-    _refuse_blurred_photos(samples)
+    focus = photos_by_focus(samples)
+    _refuse_blurred_photos(focus["blurred"])
     _refuse_contradicted_photos(model, samples, pairs, layout)
     try:
         enrollment = build_enrollment(model, samples, layout)
@@ -236,9 +237,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"misread: {', '.join(misread[:20])}{' ...' if len(misread) > 20 else ''}")
     for note in tiles_named_twice(samples, layout):
         print(f"note: {note}")
-    soft = soft_photos(samples)
-    if soft:
-        print(f"note: {soft_message(soft)}")
+    if focus["a little soft"]:
+        print(f"note: {soft_message(focus['a little soft'])}")
     if missing:
         print(
             "tip: tiles not shown are read from their value and suit seen on other tiles; "
@@ -356,36 +356,32 @@ def _turned_to_its_file(model, image, corners, position, layout):
     return np.roll(corners, best, axis=0)
 
 
-def photo_blurs(samples) -> list[tuple[str, float]]:
-    """Each photo's name and blur, in the reader's pixels (:mod:`vision.photo_blur`)."""
-    from vision.photo_blur import photo_blur_px
+def photos_by_focus(samples) -> dict[str, list[tuple[str, float]]]:
+    """The photos' names and blurs, in the reader's pixels (:mod:`vision.photo_blur`), by
+    their :func:`~vision.photo_blur.focus_verdict`: "sharp", "a little soft" (taken,
+    with a note) and "blurred" (too blurred to learn from)."""
+    from vision.photo_blur import focus_verdict, photo_blur_px
 
-    return [(sample.name, photo_blur_px(sample.image, sample.corners)) for sample in samples]
-
-
-def blurred_photos(samples) -> list[tuple[str, float]]:
-    """The photos too blurred to learn from: each one's name and blur."""
-    from vision.photo_blur import BLURRED_PX
-
-    return [(name, blur) for name, blur in photo_blurs(samples) if blur > BLURRED_PX]
-
-
-def soft_photos(samples) -> list[tuple[str, float]]:
-    """The photos taken, but a little soft (:data:`vision.photo_blur.SOFT_PX`)."""
-    from vision.photo_blur import BLURRED_PX, SOFT_PX
-
-    return [(name, blur) for name, blur in photo_blurs(samples) if SOFT_PX < blur <= BLURRED_PX]
+    by_focus: dict[str, list[tuple[str, float]]] = {
+        "sharp": [],
+        "a little soft": [],
+        "blurred": [],
+    }
+    for sample in samples:
+        blur = photo_blur_px(sample.image, sample.corners)
+        by_focus[focus_verdict(blur)].append((sample.name, blur))
+    return by_focus
 
 
 def blurred_message(blurred: list[tuple[str, float]]) -> str:
-    """What to tell the user about :func:`blurred_photos`' answer, in one line."""
+    """What to tell the user about the photos too blurred to learn from, in one line."""
     from vision.photo_blur import BLURRED_PX
 
     return f"{_named_blurs(blurred)} blurred (a sharp photo measures under {BLURRED_PX} px)"
 
 
 def soft_message(soft: list[tuple[str, float]]) -> str:
-    """What to tell the user about :func:`soft_photos`' answer, in one line."""
+    """What to tell the user about the photos a little soft, in one line."""
     from vision.photo_blur import SOFT_PX
 
     return (
@@ -399,11 +395,10 @@ def _named_blurs(blurs: list[tuple[str, float]]) -> str:
     return f"{names} {'looks' if len(blurs) == 1 else 'look'}"
 
 
-def _refuse_blurred_photos(samples) -> None:
+def _refuse_blurred_photos(blurred: list[tuple[str, float]]) -> None:
     """A UsageError (nothing written) naming the photos too blurred to learn from."""
     from setupcam.cli import UsageError
 
-    blurred = blurred_photos(samples)
     if blurred:
         raise UsageError(
             f"{blurred_message(blurred)}: nothing was enrolled (the enrolment there is kept); "
