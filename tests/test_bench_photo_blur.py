@@ -6,6 +6,7 @@ from benchmarks.bench_photo_blur import (
     ADDED_BLUR,
     HARM_FIRST_SEED,
     enrolled_from_blurred_photos,
+    measure_ms,
     photo_blurs,
 )
 from vision.photo_blur import BLURRED_PX
@@ -27,3 +28,8 @@ def test_a_set_enrolled_from_blurred_photos_is_refused_and_reads_worse() -> None
     assert most["unread"] > sharp["unread"]
     for r in rows:
         assert 0 <= r["wrong"] <= r["squares"] - r["unread"]
+
+
+def test_the_cost_is_timed_at_both_resolutions() -> None:
+    times = measure_ms(repeats=2)
+    assert set(times) == {"720p", "1080p"} and all(ms > 0 for ms in times.values())
