@@ -63,7 +63,8 @@ SPECIAL_COPIES = {
 }
 """How many of each special card the game has (a colour has :data:`CARDS_PER_COLOUR`)."""
 
-# Spellings that look like a special card, not a colour: caught as a likely typo.
+# Spellings that look like a special card. The contract lets a colour have any name,
+# so these are scored as colours, with a note that asks whether a special was meant.
 _SPECIAL_LOOKALIKES = {
     "joker": JOKER,
     "jokers": JOKER,
@@ -162,14 +163,16 @@ def _check_players_count(players: object) -> None:
 
 
 def check_colour_name(colour: object) -> str:
-    """A colour name as given, or :class:`ColorettoError` if it is empty or a special card."""
+    """A colour name as given, or :class:`ColorettoError` if it is empty or is the
+    name of a special card (``joker``, ``golden_joker``, ``+2``).
+
+    Any other name is a colour, however odd: :func:`spelling_notes` says which look
+    like a mistake.
+    """
     if not isinstance(colour, str) or not colour.strip():
         raise ColorettoError(f"a colour must be a non-empty name, not {colour!r}")
-    special = _SPECIAL_LOOKALIKES.get(colour.lower().replace(" ", "").replace("_", ""))
-    if special == colour:
+    if colour in SPECIAL_CARDS:
         raise ColorettoError(f"{colour!r} is a special card, not a colour")
-    if special is not None:
-        raise ColorettoError(f"{colour!r} is not a colour (did you mean {special!r}?)")
     return colour
 
 
@@ -182,17 +185,34 @@ def same_colour_key(colour: str) -> str:
     return colour.strip().casefold()
 
 
-def _check_one_spelling(colours: Iterable[str]) -> None:
-    """:class:`ColorettoError` if two names are one colour spelt two ways: counted
-    apart, they would let 18 red cards through a game that has 9."""
-    seen: dict[str, str] = {}
-    for colour in colours:
-        other = seen.setdefault(same_colour_key(colour), colour)
+def spelling_notes(colours: Iterable[str]) -> tuple[str, ...]:
+    """What looks like a typo among colour names, in words, one note per doubt.
+
+    The names are still scored as written (colour names are free), but a colour
+    spelt two ways is scored as two colours, and ``golden`` is not the golden
+    joker, so a player who meant otherwise should know.
+
+    >>> for note in spelling_notes(["red", "Red", "golden", "red"]):
+    ...     print(note)
+    'red' and 'Red' are scored as two colours: if they are one, write it the same way everywhere
+    'golden' is scored as a colour: did you mean the special card 'golden_joker'?
+    """
+    notes: list[str] = []
+    first_spelling: dict[str, str] = {}
+    for colour in dict.fromkeys(colours):
+        other = first_spelling.setdefault(same_colour_key(colour), colour)
         if other != colour:
-            raise ColorettoError(
-                f"{other!r} and {colour!r} are one colour spelt two ways: "
-                "write it the same way everywhere"
+            notes.append(
+                f"{other!r} and {colour!r} are scored as two colours: "
+                "if they are one, write it the same way everywhere"
             )
+    for colour in dict.fromkeys(colours):
+        special = _SPECIAL_LOOKALIKES.get(colour.lower().replace(" ", "").replace("_", ""))
+        if special is not None:
+            notes.append(
+                f"{colour!r} is scored as a colour: did you mean the special card {special!r}?"
+            )
+    return tuple(notes)
 
 
 def _check_count(name: str, value: object, most: int, what: str) -> int:
@@ -221,7 +241,6 @@ class Tableau:
             if colour in seen:
                 raise ColorettoError(f"colour {colour!r} is listed twice")
             seen[colour] = _check_count(colour, cards, CARDS_PER_COLOUR, f"{colour} cards")
-        _check_one_spelling(seen)
         held = {c: n for c, n in sorted(seen.items()) if n > 0}
         if len(held) > COLOURS_IN_GAME:
             raise ColorettoError(
@@ -444,8 +463,6 @@ class Scoresheet:
                     raise ColorettoError(f"{key!r}: {err}") from None
             if len(set(names)) != len(names):
                 raise ColorettoError(f"{key!r} names a colour twice")
-        held = [colour for tableau in self.players.values() for colour in tableau.colours]
-        _check_one_spelling([*held, *self.colours, *self.removed])
         self._check_removed()
         self._check_declared_colours()
         self._check_totals()
@@ -537,6 +554,16 @@ class Scoresheet:
         """The colours named: every colour held, plus the declared ones."""
         held = {colour for tableau in self.players.values() for colour in tableau.colours}
         return tuple(sorted(held | set(self.colours)))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Colour names that look like a typo (:func:`spelling_notes`); scored as written.
+
+        >>> Scoresheet.from_dict({"table": "brown", "players": {"anna": {"golden": 1}}}).notes
+        ("'golden' is scored as a colour: did you mean the special card 'golden_joker'?",)
+        """
+        held = [colour for tableau in self.players.values() for colour in tableau.colours]
+        return spelling_notes([*held, *self.colours, *self.removed])
 
     @property
     def surely_in_play(self) -> int:

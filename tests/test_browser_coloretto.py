@@ -125,6 +125,15 @@ def test_score_api_errors() -> None:
         },
     )
     assert good.json["players"]["a"]["total"] == 41
+    assert good.json["notes"] == []
+    doubtful = client.post(
+        "/api/coloretto/score", json={"table": "brown", "players": {"a": {"golden": 1}}}
+    )
+    assert doubtful.status_code == 200
+    assert doubtful.json["players"]["a"]["by_colour"] == {"golden": 1}
+    assert doubtful.json["notes"] == [
+        "'golden' is scored as a colour: did you mean the special card 'golden_joker'?"
+    ]
     # A key given twice would lose cards: refused, as the command line refuses it.
     twice = client.post(
         "/api/coloretto/score",

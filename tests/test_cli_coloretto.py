@@ -80,6 +80,23 @@ def test_rulebook_example_explained(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
+def test_colour_names_that_look_like_typos_are_scored_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Colour names are free (the contract): scored as written, the doubt on stderr."""
+    path = write(
+        tmp_path, {"table": "brown", "players": {"anna": {"golden": 2, "Red": 1, "red": 1}}}
+    )
+    code, out, err = run(["coloretto", "score", path], capsys)
+    assert code == 0
+    assert json.loads(out)["players"]["anna"]["by_colour"] == {"Red": 1, "golden": 3, "red": 1}
+    assert err.splitlines() == [
+        "note: 'Red' and 'red' are scored as two colours: "
+        "if they are one, write it the same way everywhere",
+        "note: 'golden' is scored as a colour: did you mean the special card 'golden_joker'?",
+    ]
+
+
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.name)
 def test_every_example_scores(example: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["coloretto", "score", str(example)], capsys)

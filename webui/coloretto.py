@@ -23,7 +23,7 @@ def page() -> Any:
 @coloretto.post("/api/coloretto/score")
 def score() -> Any:
     """Body: the tableaus file of ``setupcam coloretto score``; answer: its output
-    plus each player's account in words."""
+    plus each player's account in words and the notes on colour names."""
     data = request_json()
     if not isinstance(data, dict):
         return jsonify(error="the request body must be a tableaus JSON object"), 400
@@ -39,4 +39,5 @@ def score() -> Any:
         name: {"cards": dict(s.counts), "plus_two": s.plus_two_points, "ties": s.ties}
         for name, s in scores.items()
     }
-    return jsonify(sheet.as_dict() | {"explain": words, "accounts": accounts})
+    notes = list(sheet.notes)
+    return jsonify(sheet.as_dict() | {"explain": words, "accounts": accounts, "notes": notes})

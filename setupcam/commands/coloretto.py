@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ TABLEAUS.json:
   {"table": "brown",
    "players": {"anna": {"green": 6, "yellow": 4, "red": 3, "blue": 2,
                         "joker": 1, "golden_joker": 0, "+2": 1}}}
-Colour names are free; "table" is brown or purple. Optional fields:
+Colour names are free; "table" is brown or purple. A name that looks like a typo
+("golden", or "Red" beside "red") is scored as written, with a note on stderr. Optional fields:
   "colours": [...]   the colours in play, which jokers may become (without it: any
                      colour in the file, or "another colour" nobody named)
   "removed": [...]   colours taken out of the game (3 players: 1, 2 players: 2)
@@ -53,6 +55,9 @@ def register(subparsers: Any) -> None:
 
 def run_score(args: argparse.Namespace) -> int:
     sheet = load_scoresheet(Path(args.file))
+    # On stderr, so the JSON on stdout stays the contract's object.
+    for note in sheet.notes:
+        print(f"note: {note}", file=sys.stderr)
     if not args.explain:
         print(json.dumps(sheet.as_dict(), ensure_ascii=False))
         return 0
