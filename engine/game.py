@@ -201,6 +201,26 @@ class GameState:
         return self.ending is not None
 
     @property
+    def standing(self) -> Ending:
+        """Who wins if play stops here: :attr:`ending` once the game is over, else the
+        leader by the same rules, after the last turn counted so far.
+
+        A record may stop before anyone reaches the finish line (the players called
+        it a night); the rules' order still names a winner, and the reason says so.
+
+        >>> from engine.seats import Seats
+        >>> GameState.start(GameSetup(Seats.parse("S=red,W=green"))).standing.winner
+        'red'
+        """
+        if self.ending is not None:
+            return self.ending
+        winner, reason = self._decide_winner()
+        line = self.setup.finish_line
+        return Ending(
+            len(self.outcomes), winner, f"nobody reached the finish line ({line}): {reason}"
+        )
+
+    @property
     def turn_number(self) -> int:
         """The number the next turn will have (turns count from 1)."""
         return len(self.outcomes) + 1

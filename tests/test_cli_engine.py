@@ -149,6 +149,23 @@ def test_replay_prints_turns_then_final(tmp_path: Path, capsys: pytest.CaptureFi
     assert turns[-1]["scores"] == final["scores"] == dict(state.scores)
     assert final["winner"] == state.ending.winner  # type: ignore[union-attr]
     assert final["ended_after_turn"] == len(record.turns)
+    assert final["finished"] is True
+
+
+def test_replay_of_a_record_stopped_early_names_the_leader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = random_game(random.Random(11), Seats.parse("S=red,W=green,N=yellow"))
+    stopped = record
+    while stopped.replay().finished:
+        stopped = stopped.without_last_turn()
+    state = stopped.replay()
+    assert main(["replay", write(tmp_path, "game.json", stopped.to_json())]) == 0
+    final = json.loads(capsys.readouterr().out.splitlines()[-1])["final"]
+    best = max(state.scores.values())
+    assert state.scores[final["winner"]] == best
+    assert (final["ended_after_turn"], final["finished"]) == (len(stopped.turns), False)
+    assert final["reason"].startswith("nobody reached the finish line (27)")
 
 
 def test_replay_of_the_example_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -180,7 +197,12 @@ def test_replay_team_game_and_ascii_tiles(
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0]["points"] == 2 and lines[0]["scores"]["red"] == 2
     assert lines[1]["action"] == "swap" and lines[1]["points"] == 0
-    assert lines[2]["final"]["winner"] is None
+    # Nobody reached the line: the record still names the leader by the team rules
+    # (both teams have a pawn on 0; red+yellow has the pawn in first place).
+    final = lines[2]["final"]
+    assert final["winner"] == "team red+yellow"
+    assert (final["ended_after_turn"], final["finished"]) == (2, False)
+    assert final["reason"].startswith("nobody reached the finish line (23)")
 
 
 @pytest.mark.parametrize(

@@ -41,12 +41,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def final_json(state: GameState) -> dict[str, object]:
-    ending = state.ending
+    """The contract's last line. A record that stops before the finish line still
+    names a winner (the leader by the rules) and the turn it stopped after, so the
+    line keeps the contract's types; ``finished`` tells the two cases apart."""
+    standing = state.standing
     return {
         "scores": dict(state.scores),
-        "winner": ending.winner if ending else None,
-        "ended_after_turn": ending.after_turn if ending else None,
-        "reason": ending.reason if ending else "the game is not over",
+        "winner": standing.winner,
+        "ended_after_turn": standing.after_turn,
+        "finished": state.finished,
+        "reason": standing.reason,
     }
 
 
@@ -60,4 +64,5 @@ def _print_words(state: GameState) -> None:
     if ending:
         print(f"Game over after turn {ending.after_turn}: {ending.winner} wins: {ending.reason}.")
     else:
-        print(f"The game is not over; {state.next_player} is to play.")
+        leader = state.standing.winner
+        print(f"The game is not over; {leader} leads and {state.next_player} is to play.")
