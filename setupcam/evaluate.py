@@ -84,6 +84,15 @@ class EvalReport:
     question asking the players to confirm it."""
     score_delay_s_p95: float = 0.0
     wrong_turns: list[dict[str, Any]] = field(default_factory=list)
+    per_game: list[dict[str, Any]] = field(default_factory=list)
+    """Each game's own figures (its seed, art family, board width in the picture,
+    per-square error, turns): an average can hide one game gone wrong."""
+
+    def worst_game(self) -> dict[str, Any] | None:
+        """The game with the highest per-square error, if any square was read wrong
+        or left unread."""
+        worst = max(self.per_game, key=lambda g: g["per_square_error"], default=None)
+        return worst if worst is not None and worst["per_square_error"] > 0 else None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -107,6 +116,8 @@ class _GameTally:
     view_wrong: int = 0
     view_unknown: int = 0
     views: int = 0
+    board_px: list[float] = field(default_factory=list)
+    """The board's width in each frame it was found (its north edge, in pixels)."""
     hand_left: dict[int, float] = field(default_factory=dict)
     """Per turn, when the hand last left the squares (the first clear frame after its last tile)."""
     shown_at: dict[int, list[float]] = field(default_factory=dict)
@@ -138,6 +149,8 @@ class _GameTally:
         if report.location is None:
             self.not_found += 1
             return
+        north_west, north_east = report.location.corners[:2]
+        self.board_px.append(float(np.linalg.norm(north_east - north_west)))
         if state is None:
             # Before the game starts no seats name the squares yet: the board is read
             # with south assumed nearest the camera, and once the players' seats turn it
@@ -219,6 +232,30 @@ def _compare_turns(
             report.bonus_missed += max(0, bonus - got_bonus.get(player, 0))
 
 
+def _turn_counts(report: EvalReport) -> dict[str, int]:
+    return {
+        "turns": report.turns,
+        "turns_correct": report.turns_correct,
+        "turns_flagged": report.turns_flagged,
+        "turns_wrong_silent": report.turns_wrong_silent,
+    }
+
+
+def _game_figures(
+    seed: int, stream: GameStream, tally: _GameTally, turns: dict[str, int]
+) -> dict[str, Any]:
+    """One game's line of :attr:`EvalReport.per_game`."""
+    return {
+        "seed": seed,
+        "family": stream.base.style.family,
+        "board_px": round(float(np.median(tally.board_px)), 1) if tally.board_px else None,
+        "squares_read": tally.squares,
+        "per_square_error": round((tally.wrong + tally.unknown) / max(1, tally.squares), 6),
+        "per_square_wrong": round(tally.wrong / max(1, tally.squares), 6),
+        **turns,
+    }
+
+
 def _turn_sources(session: GameSession) -> dict[int, str]:
     if session.game_id is None:
         return {}
@@ -294,12 +331,15 @@ def evaluate(
         report.start_squares_fixed += players_at_table.start_squares_fixed
         frame_ms.extend(runner.frame_ms)
         assert source.stream is not None
+        turns_before = _turn_counts(report)
         _compare_turns(source.stream.record, session, tally, report, game)
+        turns = {k: v - turns_before[k] for k, v in _turn_counts(report).items()}
         for turn, left in tally.hand_left.items():
             shown = [t for t in tally.shown_at.get(turn, ()) if t >= left]
             if shown:
                 delays.append(shown[0] - left)
         report.games += 1
+        report.per_game.append(_game_figures(seed + game, source.stream, tally, turns))
         report.games_told_unread += told > 0
         report.frames_told_unread += told
         report.squares_read += tally.squares

@@ -86,6 +86,15 @@ def test_published_eval_scores_every_turn_right_or_asks_and_meets_the_target(cap
     assert report["steady_views"] >= report["turns"]
     assert report["steady_view_wrong"] <= PER_SQUARE_TARGET
     assert 0 <= report["steady_view_error"] < 1
+    # Each game's own figures add up to the whole.
+    games = report["per_game"]
+    assert [g["seed"] for g in games] == list(range(EVAL_SEED_BASE, EVAL_SEED_BASE + 20))
+    assert sum(g["squares_read"] for g in games) == report["squares_read"]
+    assert sum(g["turns"] for g in games) == report["turns"]
+    assert sum(g["turns_correct"] for g in games) == report["turns_correct"]
+    errors = sum(g["per_square_error"] * g["squares_read"] for g in games)
+    assert abs(errors / report["squares_read"] - report["per_square_error"]) < 1e-5
+    assert all(g["board_px"] > 200 for g in games)
 
 
 def test_enrolling_each_game_reads_the_held_out_art() -> None:
@@ -102,6 +111,10 @@ def test_enrolling_each_game_reads_the_held_out_art() -> None:
     assert enrolled.per_square_error < 0.6 * alone.per_square_error
     assert enrolled.turns_correct > alone.turns_correct
     assert enrolled.steady_view_error < 0.6 * alone.steady_view_error
+    assert [g["family"] for g in enrolled.per_game] == ["split", "split"]
+    worst = alone.worst_game()
+    assert worst is not None
+    assert worst["per_square_error"] == max(g["per_square_error"] for g in alone.per_game)
 
 
 def test_squares_are_scored_once_the_game_has_started() -> None:
@@ -114,7 +127,7 @@ def test_squares_are_scored_once_the_game_has_started() -> None:
     frame = SimpleNamespace(events=[], truth=truth, time=0.0)
     one_tile = Reading(Tile.parse("5♥"), 0.999, np.zeros(len(LABELS)))
     report = SimpleNamespace(
-        location=object(),
+        location=SimpleNamespace(corners=np.array([[0, 0], [300, 0], [300, 300], [0, 300]])),
         view=None,
         readings=dict.fromkeys(layout.squares, one_tile),
         obstructed=False,
@@ -125,3 +138,4 @@ def test_squares_are_scored_once_the_game_has_started() -> None:
     started = SimpleNamespace(state=SimpleNamespace(outcomes=[]), pending=None)
     tally.add(frame, report, started, 0.99)  # type: ignore[arg-type]
     assert tally.squares == 12 and tally.wrong == 12 and tally.clean_frames == 1
+    assert tally.board_px == [300.0, 300.0]

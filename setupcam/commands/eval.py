@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from setupcam.cli import UsageError, seed
+
+if TYPE_CHECKING:
+    from setupcam.evaluate import EvalReport
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         ("per-square error", f"{report.per_square_error:.4%} of {report.squares_read} squares"),
         ("  of which unread (?)", f"{report.per_square_unknown:.4%}"),
         ("  of which confidently wrong", f"{report.per_square_wrong:.4%}"),
+        *_worst_game_row(report),
         (
             "exact positions",
             f"{report.exact_position_rate:.2%} of {report.frames_clear} clear frames",
@@ -103,3 +108,18 @@ def run(args: argparse.Namespace) -> int:
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
     return 0
+
+
+def _worst_game_row(report: EvalReport) -> list[tuple[str, str]]:
+    """Where the error is: one game can hold most of it (a small or soft picture)."""
+    worst = report.worst_game()
+    if worst is None or report.games < 2:
+        return []
+    board = f", board {worst['board_px']:.0f} px" if worst["board_px"] is not None else ""
+    return [
+        (
+            "  the worst game",
+            f"seed {worst['seed']} ({worst['family']}{board}): "
+            f"{worst['per_square_error']:.2%} of its {worst['squares_read']} squares",
+        )
+    ]
