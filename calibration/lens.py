@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.camera_file import Calibration
+from calibration.printed_page import mm_to_px, write_page
 
 # The printed target. Changing any of these invalidates every printed copy.
 SQUARES_X = 7
@@ -36,7 +37,6 @@ SQUARE_MM = 35.0
 MARKER_MM = 26.0
 DICTIONARY = cv2.aruco.DICT_5X5_100
 A4_MM = (297.0, 210.0)  # landscape: the 7×5 target is wider than tall
-DPI = 300
 
 # Fewer views than this cannot separate focal length from distance reliably.
 MIN_VIEWS = 4
@@ -54,15 +54,11 @@ def charuco_board() -> cv2.aruco.CharucoBoard:
     )
 
 
-def _mm_to_px(mm: float) -> int:
-    return round(mm * DPI / 25.4)
-
-
 def render_charuco_page() -> np.ndarray:
     """The printable A4 page (grey, 300 dpi) with the target centred and a caption."""
-    page_w, page_h = _mm_to_px(A4_MM[0]), _mm_to_px(A4_MM[1])
+    page_w, page_h = mm_to_px(A4_MM[0]), mm_to_px(A4_MM[1])
     page = np.full((page_h, page_w), 255, np.uint8)
-    square_px = _mm_to_px(SQUARE_MM)
+    square_px = mm_to_px(SQUARE_MM)
     board_w, board_h = SQUARES_X * square_px, SQUARES_Y * square_px
     image = charuco_board().generateImage((board_w, board_h), marginSize=0, borderBits=1)
     x0, y0 = (page_w - board_w) // 2, (page_h - board_h) // 2
@@ -75,22 +71,6 @@ def render_charuco_page() -> np.ndarray:
         page, caption, (x0, page_h - y0 // 3), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 0, 2, cv2.LINE_AA
     )
     return page
-
-
-def write_page(page: np.ndarray, path: str | Path) -> None:
-    """Write a 300 dpi page as PNG or PDF (chosen by the suffix), at true A4 scale."""
-    from PIL import Image
-
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".png", ".pdf"):
-        raise ValueError(f"{path}: output must end in .png or .pdf")
-    image = Image.fromarray(page)
-    if suffix == ".pdf":
-        # Pillow maps pixels to PDF points through the resolution: 300 dpi -> A4 size.
-        image.convert("RGB").save(path, "PDF", resolution=float(DPI))
-    else:
-        image.save(path, "PNG", dpi=(DPI, DPI))
 
 
 def write_charuco_target(path: str | Path) -> None:

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from calibration.board_location import BoardLocation, convex_clockwise
-from calibration.lens import DPI, _mm_to_px, write_page
+from calibration.printed_page import DPI, mm_to_px, write_page
 
 DICTIONARY = cv2.aruco.DICT_4X4_50  # distinct from the lens target's DICT_5X5_100
 MARKER_IDS = {0: "NW", 1: "NE", 2: "SE", 3: "SW"}
@@ -56,9 +56,9 @@ def card_image(marker_id: int, marker_px: int, margin_px: int) -> np.ndarray:
 
 def render_marker_page() -> np.ndarray:
     """The printable A4 portrait sheet: four labelled cards with dashed cut lines."""
-    page_w, page_h = _mm_to_px(A4_PORTRAIT_MM[0]), _mm_to_px(A4_PORTRAIT_MM[1])
+    page_w, page_h = mm_to_px(A4_PORTRAIT_MM[0]), mm_to_px(A4_PORTRAIT_MM[1])
     page = np.full((page_h, page_w), 255, np.uint8)
-    marker_px, margin_px = _mm_to_px(MARKER_MM), _mm_to_px(MARGIN_MM)
+    marker_px, margin_px = mm_to_px(MARKER_MM), mm_to_px(MARGIN_MM)
     card_px = marker_px + 2 * margin_px
     gap_x = (page_w - 2 * card_px) // 3
     gap_y = (page_h - 2 * card_px) // 3
