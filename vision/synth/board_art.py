@@ -23,9 +23,9 @@ import numpy as np
 
 from engine import Edge, Layout, Rect
 from vision.synth.fonts import font_pool
+from vision.synth.ink import stamp, text_mask
 from vision.synth.styles import Style
 from vision.synth.textures import texture
-from vision.synth.tile_art import _stamp, _text_mask
 
 _EDGE_INDEX = {edge: i for i, edge in enumerate(Edge)}
 TRACK_SPACES = 32  # 0 (the SETUP space) .. 31, the 2-player finish line
@@ -99,7 +99,7 @@ def _draw_board(style: Style, layout: Layout, px: int) -> np.ndarray:
     # The central panel the grid sits on.
     panel = np.zeros((px, px), np.uint8)
     cv2.rectangle(panel, _pt(0.15, 0.15, px), _pt(0.85, 0.85, px), 255, -1, cv2.LINE_AA, 4)
-    _stamp(img, panel.astype(np.float32) / 255 * 0.8, (px / 2, px / 2), style.panel_bgr)
+    stamp(img, panel.astype(np.float32) / 255 * 0.8, (px / 2, px / 2), style.panel_bgr)
     _draw_track(img, style, px)
     board = np.clip(img, 0, 255).astype(np.uint8)
     # White lines between joined squares, under the squares.
@@ -147,16 +147,16 @@ def _draw_track(img: np.ndarray, style: Style, px: int) -> None:
                 cv2.circle(img, where, radius, style.track_ink_bgr, -1, cv2.LINE_AA)
             continue
         label = "SETUP" if number == 0 else str(number)
-        mask = _text_mask(label, font, height if number else max(3, height // 2))
-        _stamp(img, mask, centre, (255, 255, 255) if number == 0 else style.track_ink_bgr)
+        mask = text_mask(label, font, height if number else max(3, height // 2))
+        stamp(img, mask, centre, (255, 255, 255) if number == 0 else style.track_ink_bgr)
 
 
 def _draw_title(board: np.ndarray, style: Style, px: int) -> None:
     img = board.astype(np.float32)
-    mask = _text_mask("SETUP", _track_font(), round(0.03 * px))
+    mask = text_mask("SETUP", _track_font(), round(0.03 * px))
     # In the empty corner cells of the grid (a4 and d1), like a printed logo.
-    _stamp(img, mask, (0.25 * px, 0.25 * px), style.line_bgr)
-    _stamp(img, mask[::-1, ::-1], (0.75 * px, 0.75 * px), style.line_bgr)
+    stamp(img, mask, (0.25 * px, 0.25 * px), style.line_bgr)
+    stamp(img, mask[::-1, ::-1], (0.75 * px, 0.75 * px), style.line_bgr)
     board[:] = np.clip(img, 0, 255).astype(np.uint8)
 
 

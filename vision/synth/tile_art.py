@@ -17,10 +17,9 @@ import functools
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw
 
 from engine import Suit, Tile
-from vision.synth.fonts import load_font
+from vision.synth.ink import stamp, text_mask
 from vision.synth.shapes import suit_shape_mask
 from vision.synth.styles import BGR, Style
 
@@ -55,44 +54,14 @@ _PIPS: dict[int, list[tuple[float, float]]] = {
 }
 
 
-@functools.lru_cache(maxsize=2048)
-def _text_mask(text: str, font_path: str | None, height: int) -> np.ndarray:
-    """A float32 mask of ``text`` whose ink is ``height`` px tall (width follows)."""
-    if font_path is None:
-        return _hershey_mask(text, height)
-    font = load_font(font_path, 200)
-    left, top, right, bottom = font.getbbox(text)
-    canvas = Image.new("L", (right - left + 8, bottom - top + 8))
-    ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
-    ink = np.asarray(canvas)
-    return _fit_height(ink, height)
-
-
-def _hershey_mask(text: str, height: int) -> np.ndarray:
-    canvas = np.zeros((260, 200 * max(1, len(text))), np.uint8)
-    cv2.putText(canvas, text, (10, 220), cv2.FONT_HERSHEY_DUPLEX, 6.0, 255, 14, cv2.LINE_AA)
-    return _fit_height(canvas, height)
-
-
-def _fit_height(ink: np.ndarray, height: int) -> np.ndarray:
-    rows = np.flatnonzero(ink.max(axis=1) > 0)
-    cols = np.flatnonzero(ink.max(axis=0) > 0)
-    if rows.size == 0:
-        return np.zeros((height, 1), np.float32)
-    ink = ink[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-    width = max(1, round(ink.shape[1] * height / ink.shape[0]))
-    resized = cv2.resize(ink, (width, height), interpolation=cv2.INTER_AREA)
-    return resized.astype(np.float32) / 255.0
-
-
 def _suit_mask(suit: Suit, style: Style, height: int) -> np.ndarray:
     if style.suit_mode == "glyph" and style.suit_font is not None:
-        return _text_mask(suit.symbol, style.suit_font, height)
+        return text_mask(suit.symbol, style.suit_font, height)
     return suit_shape_mask(suit, height)
 
 
 def _value_mask(value: int, style: Style, height: int) -> np.ndarray:
-    mask = _text_mask(str(value), style.number_font, height)
+    mask = text_mask(str(value), style.number_font, height)
     if style.underline_69 and value in (6, 9):
         # 6 and 9 look alike upside down: a bar under the digit tells them apart.
         bar = max(2, height // 10)
@@ -101,19 +70,6 @@ def _value_mask(value: int, style: Style, height: int) -> np.ndarray:
         padded[height + bar :, :] = 1.0
         return padded
     return mask
-
-
-def _stamp(face: np.ndarray, mask: np.ndarray, center: tuple[float, float], colour: BGR) -> None:
-    """Blend ``colour`` through ``mask`` into ``face`` (BGR float), centred at ``center``."""
-    h, w = mask.shape
-    x0, y0 = round(center[0] - w / 2), round(center[1] - h / 2)
-    fx0, fy0 = max(0, x0), max(0, y0)
-    fx1, fy1 = min(face.shape[1], x0 + w), min(face.shape[0], y0 + h)
-    if fx1 <= fx0 or fy1 <= fy0:
-        return
-    alpha = mask[fy0 - y0 : fy1 - y0, fx0 - x0 : fx1 - x0, None]
-    region = face[fy0:fy1, fx0:fx1]
-    region[:] = region * (1 - alpha) + np.array(colour, np.float32) * alpha
 
 
 def _rounded_alpha(size: int, radius: int) -> np.ndarray:
@@ -138,35 +94,33 @@ def tile_face(tile: Tile, style: Style, size: int = TILE_PX) -> np.ndarray:
     radius = round(style.corner_frac * size)
     if style.marker:
         # Geometry tests: a flat card with only a small central mark.
-        _stamp(face, _value_mask(tile.value, style, size // 5), (size / 2, size / 2), (0, 0, 0))
+        stamp(face, _value_mask(tile.value, style, size // 5), (size / 2, size / 2), (0, 0, 0))
         return _finish(face, size, radius)
     s = size
     layout = style.face_layout
     if layout == "split":
         band = np.zeros((s, s), np.float32)
         band[: round(0.42 * s)] = 1.0
-        _stamp(face, band, (s / 2, s / 2), suit_colour)
-        _stamp(
-            face, _suit_mask(tile.suit, style, round(0.3 * s)), (s / 2, 0.22 * s), style.card_bgr
-        )
-        _stamp(
+        stamp(face, band, (s / 2, s / 2), suit_colour)
+        stamp(face, _suit_mask(tile.suit, style, round(0.3 * s)), (s / 2, 0.22 * s), style.card_bgr)
+        stamp(
             face, _value_mask(tile.value, style, round(0.36 * s)), (s / 2, 0.70 * s), number_colour
         )
     elif layout == "corner_center":
-        _stamp(face, _suit_mask(tile.suit, style, round(0.42 * s)), (s / 2, s / 2), suit_colour)
+        stamp(face, _suit_mask(tile.suit, style, round(0.42 * s)), (s / 2, s / 2), suit_colour)
     elif layout == "big_number":
-        _stamp(
+        stamp(
             face, _value_mask(tile.value, style, round(0.44 * s)), (s / 2, 0.44 * s), number_colour
         )
-        _stamp(face, _suit_mask(tile.suit, style, round(0.2 * s)), (s / 2, 0.8 * s), suit_colour)
+        stamp(face, _suit_mask(tile.suit, style, round(0.2 * s)), (s / 2, 0.8 * s), suit_colour)
     elif layout == "corner_big":
-        _stamp(
+        stamp(
             face,
             _value_mask(tile.value, style, round(0.4 * s)),
             (0.36 * s, 0.32 * s),
             number_colour,
         )
-        _stamp(
+        stamp(
             face, _suit_mask(tile.suit, style, round(0.36 * s)), (0.66 * s, 0.68 * s), suit_colour
         )
     elif layout == "pips":
@@ -174,7 +128,7 @@ def tile_face(tile: Tile, style: Style, size: int = TILE_PX) -> np.ndarray:
         left, right, top, bottom = 0.36 * s, 0.64 * s, 0.2 * s, 0.8 * s
         for px, py in _PIPS[tile.value]:
             centre = (left + px * (right - left), top + py * (bottom - top))
-            _stamp(face, _suit_mask(tile.suit, style, pip), centre, suit_colour)
+            stamp(face, _suit_mask(tile.suit, style, pip), centre, suit_colour)
     if style.corner_indices or layout in ("corner_center", "pips"):
         _corner_index(face, tile, style, number_colour, suit_colour)
     if style.border_frac > 0:
@@ -184,7 +138,7 @@ def tile_face(tile: Tile, style: Style, size: int = TILE_PX) -> np.ndarray:
         cv2.rectangle(
             outline, (inset, inset), (s - 1 - inset, s - 1 - inset), 255, width, cv2.LINE_AA
         )
-        _stamp(face, outline.astype(np.float32) / 255.0, (s / 2, s / 2), style.border_bgr)
+        stamp(face, outline.astype(np.float32) / 255.0, (s / 2, s / 2), style.border_bgr)
     return _finish(face, size, radius)
 
 
@@ -198,11 +152,11 @@ def _corner_index(face: np.ndarray, tile: Tile, style: Style, number: BGR, suit:
         v, m = (value[::-1, ::-1], symbol[::-1, ::-1]) if flip else (value, symbol)
         vy, my = 0.14 * s, 0.31 * s
         if flip:
-            _stamp(face, v, (s - x, s - vy), number)
-            _stamp(face, m, (s - x, s - my), suit)
+            stamp(face, v, (s - x, s - vy), number)
+            stamp(face, m, (s - x, s - my), suit)
         else:
-            _stamp(face, v, (x, vy), number)
-            _stamp(face, m, (x, my), suit)
+            stamp(face, v, (x, vy), number)
+            stamp(face, m, (x, my), suit)
 
 
 def _finish(face: np.ndarray, size: int, radius: int) -> np.ndarray:
