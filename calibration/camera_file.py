@@ -292,7 +292,7 @@ def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
         import cv2
 
         k = cal.camera_matrix_array()
-        k = _scaled_matrix(k, cal.image_size, (width, height))
+        k = scaled_camera_matrix(k, cal.image_size, (width, height))
         maps = cv2.initUndistortRectifyMap(
             k, cal.dist_coeffs_array(), None, k, (width, height), cv2.CV_16SC2
         )
@@ -304,7 +304,9 @@ def undistort(image: np.ndarray, cal: Calibration) -> np.ndarray:
     return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR)
 
 
-def _scaled_matrix(k: Any, calibrated: tuple[int, int], actual: tuple[int, int]) -> np.ndarray:
+def scaled_camera_matrix(
+    k: Any, calibrated: tuple[int, int], actual: tuple[int, int]
+) -> np.ndarray:
     """The camera matrix for a frame size other than the calibrated one, of the same
     shape (:func:`undistort` refuses another)."""
     k = np.array(k, np.float64)

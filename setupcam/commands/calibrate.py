@@ -303,9 +303,9 @@ def _board(args: argparse.Namespace) -> int:
 
 
 def _scaled_lens(cal: Any, width: int, height: int) -> tuple[Any, Any]:
-    from calibration.camera_file import _scaled_matrix
+    from calibration.camera_file import scaled_camera_matrix
 
-    matrix = _scaled_matrix(cal.camera_matrix, cal.image_size, (width, height))
+    matrix = scaled_camera_matrix(cal.camera_matrix, cal.image_size, (width, height))
     return matrix, cal.dist_coeffs
 
 
