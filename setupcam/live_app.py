@@ -9,7 +9,6 @@ and progress on the terminal are :mod:`setupcam.recordings`.
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 import signal
 import socket
@@ -34,17 +33,12 @@ from setupcam.store import GameStore
 from vision.decoder import Decision, GameContext
 from vision.pipeline import LivePipeline
 from vision.runner import PipelineRunner
+from vision.setupcam_home import setupcam_home
 from vision.sources import FrameSource
 from vision.stability import SETTLE_S
 from webui import create_app
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
-def data_dir() -> Path:
-    """Where setupcam keeps its games and enrolment: ``$SETUPCAM_HOME`` or ~/.local/share."""
-    home = os.environ.get("SETUPCAM_HOME")
-    return Path(home) if home else Path.home() / ".local" / "share" / "setupcam"
 
 
 class SessionLink:
@@ -161,7 +155,7 @@ def build_live_app(
     from vision.recognizer import TileRecognizer, default_enrollment_path
 
     layout = read_layout(layout_path)
-    store = _open_store(Path(db_path) if db_path else data_dir() / "games.sqlite")
+    store = _open_store(Path(db_path) if db_path else setupcam_home() / "games.sqlite")
     session = GameSession(store)
     if resume:
         session.resume_latest()

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from calibration.board_location import board_width_px
 from engine import ALL_TILES, Layout, Tile
 from vision.board_view import CROP_SPAN, square_crops
 from vision.network_input import network_input, takes_levels
+from vision.setupcam_home import setupcam_home
 from vision.tile_colour import colour_features
 
 if TYPE_CHECKING:
@@ -65,9 +65,7 @@ def default_enrollment_path() -> Path:
     """Where ``setupcam enroll`` writes and ``recognize``/the live app read the
     user's tile set: ``$SETUPCAM_HOME/enrollment.npz``, else
     ``~/.local/share/setupcam/enrollment.npz``."""
-    home = os.environ.get("SETUPCAM_HOME")
-    base = Path(home) if home else Path.home() / ".local" / "share" / "setupcam"
-    return base / "enrollment.npz"
+    return setupcam_home() / "enrollment.npz"
 
 
 def label_of(index: int) -> Tile | Literal["covered"] | None:
