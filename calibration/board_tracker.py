@@ -1,9 +1,12 @@
 """Keep the board located frame after frame, and notice when it moved.
 
-Each frame costs one small warp: the board seen from above as a thumbnail, its border
-band compared with the registration's. :class:`BoardTracker` returns the registered
-location unchanged while the band matches, waits while a hand hides it, and finds the
-board anew (:func:`calibration.board_finder.find_board`) only when a difference lasts.
+Each frame first re-fits the board's outline near where it was
+(:func:`calibration.board_finder.track_board`, about a millisecond); an outline that has
+not moved keeps the registration. Only when the re-fit is not confirmed does the frame
+cost one small warp: the board seen from above as a thumbnail, its border band compared
+with the registration's. :class:`BoardTracker` returns the registered location unchanged
+while the band matches, waits while a hand hides it, and finds the board anew
+(:func:`calibration.board_finder.find_board`) only when a difference lasts.
 """
 
 from __future__ import annotations
@@ -156,9 +159,15 @@ def _thumb_rotation(reference: np.ndarray, current: np.ndarray) -> int:
     return int(np.argmax(scores))
 
 
+def _still_px(location: BoardLocation) -> float:
+    """How far a corner may move, in pixels, and the board still count as not moved:
+    noise grows with the board's size in the picture."""
+    return max(MOVE_TOLERANCE_PX, 0.002 * location.width_px())
+
+
 def _same_outline(a: BoardLocation, b: BoardLocation) -> bool:
     """The same four corners (as a set), up to noise: the board has not moved."""
-    tolerance = max(MOVE_TOLERANCE_PX, 0.002 * b.width_px())
+    tolerance = _still_px(b)
     return any(
         float(np.max(np.linalg.norm(np.roll(a.corners, k, 0) - b.corners, axis=1))) <= tolerance
         for k in range(4)
@@ -230,7 +239,7 @@ class BoardTracker:
         tracked = track_board(image, old)
         if tracked is not None:
             moved = float(np.max(np.linalg.norm(tracked.corners - old.corners, axis=1)))
-            if moved <= max(MOVE_TOLERANCE_PX, 0.002 * old.width_px()):
+            if moved <= _still_px(old):
                 self.state = "tracking"
                 self._doubtful = 0
                 return old
