@@ -117,7 +117,8 @@ class _GameTally:
     view_unknown: int = 0
     views: int = 0
     board_px: list[float] = field(default_factory=list)
-    """The board's width in each frame it was found (its north edge, in pixels)."""
+    """The board's width in each frame it was found (pixels, as the app's small-board
+    hint measures it: :meth:`BoardLocation.width_px`)."""
     hand_left: dict[int, float] = field(default_factory=dict)
     """Per turn, when the hand last left the squares (the first clear frame after its last tile)."""
     shown_at: dict[int, list[float]] = field(default_factory=dict)
@@ -149,8 +150,7 @@ class _GameTally:
         if report.location is None:
             self.not_found += 1
             return
-        north_west, north_east = report.location.corners[:2]
-        self.board_px.append(float(np.linalg.norm(north_east - north_west)))
+        self.board_px.append(report.location.width_px())
         if state is None:
             # Before the game starts no seats name the squares yet: the board is read
             # with south assumed nearest the camera, and once the players' seats turn it

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from calibration.board_location import manual_board
 from engine import Layout, Position, Tile
 from setupcam.cli import main
 from setupcam.evaluate import EVAL_SEED_BASE, _GameTally
@@ -127,7 +128,7 @@ def test_squares_are_scored_once_the_game_has_started() -> None:
     frame = SimpleNamespace(events=[], truth=truth, time=0.0)
     one_tile = Reading(Tile.parse("5♥"), 0.999, np.zeros(len(LABELS)))
     report = SimpleNamespace(
-        location=SimpleNamespace(corners=np.array([[0, 0], [300, 0], [300, 300], [0, 300]])),
+        location=manual_board([(0, 0), (300, 0), (300, 300), (0, 300)]),
         view=None,
         readings=dict.fromkeys(layout.squares, one_tile),
         obstructed=False,
